@@ -1,0 +1,128 @@
+"""The registry behind `register_synalinks_serializable` and config round-trips.
+
+Every configurable object (rewards, metrics, optimizers, language models,
+modules) serialises to ``{"module": ..., "class_name": ..., "config": ...}``
+and comes back through `deserialize_object`. User functions and classes are
+found by their registered name ``"Package>name"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from optimizer_core.exceptions import SerializationError
+
+T = TypeVar("T")
+
+_CUSTOM_OBJECTS: dict[str, Any] = {}
+
+
+def register_synalinks_serializable(
+    package: str = "Custom", name: str | None = None
+) -> Callable[[T], T]:
+    """Register a function or class so saved programs can refer to it by name.
+
+    Args:
+        package: prefix of the registered name (default ``"Custom"``).
+        name: the name after the prefix (default: the object's ``__name__``).
+
+    Example:
+        ```python
+        @register_synalinks_serializable()
+        async def my_reward(y_true, y_pred):
+            return 1.0
+        ```
+    """
+
+    def decorator(obj: T) -> T:
+        registered = f"{package}>{name or getattr(obj, '__name__', type(obj).__name__)}"
+        _CUSTOM_OBJECTS[registered] = obj
+        try:
+            obj._registered_name = registered  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):
+            pass
+        return obj
+
+    return decorator
+
+
+def get_registered_name(obj: Any) -> str:
+    """The name an object is saved under: its registered name, else module.qualname."""
+    registered = getattr(obj, "_registered_name", None)
+    if isinstance(registered, str) and _CUSTOM_OBJECTS.get(registered) is obj:
+        return registered
+    for key, value in _CUSTOM_OBJECTS.items():
+        if value is obj:
+            return key
+    return f"{obj.__module__}.{obj.__qualname__}"
+
+
+def get_registered_object(name: str) -> Any:
+    """Find a registered object, or import ``module.qualname``; raise when neither works."""
+    if name in _CUSTOM_OBJECTS:
+        return _CUSTOM_OBJECTS[name]
+    module_name, _, attr = name.rpartition(".")
+    if module_name and "<" not in name:
+        try:
+            target: Any = importlib.import_module(module_name)
+            return getattr(target, attr)
+        except (ImportError, AttributeError):
+            pass
+    raise SerializationError(
+        f"unknown object {name!r}: decorate it with "
+        "@optimizer_core.saving.register_synalinks_serializable() before loading"
+    )
+
+
+def serialize_function(fn: Callable[..., Any]) -> dict[str, Any]:
+    name = get_registered_name(fn)
+    if "<lambda>" in name or "<locals>" in name:
+        raise SerializationError(
+            f"cannot save {name!r}: a lambda or nested function has no stable name; "
+            "define it at module level or register it with register_synalinks_serializable()"
+        )
+    return {"class_name": "function", "config": name}
+
+
+def serialize_object(obj: Any) -> dict[str, Any]:
+    """Serialise a configurable object (with `get_config`) or a function."""
+    if callable(obj) and not hasattr(obj, "get_config"):
+        return serialize_function(obj)
+    if not hasattr(obj, "get_config"):
+        raise SerializationError(f"cannot serialise {type(obj).__name__}: it has no get_config()")
+    cls = type(obj)
+    return {
+        "module": cls.__module__,
+        "class_name": cls.__name__,
+        "registered_name": get_registered_name(cls),
+        "config": obj.get_config(),
+    }
+
+
+def deserialize_object(config: dict[str, Any], module_objects: dict[str, Any] | None = None) -> Any:
+    """Rebuild what `serialize_object` wrote.
+
+    Args:
+        config: the serialised dict.
+        module_objects: classes to look up by ``class_name`` first (a family's built-ins).
+    """
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise SerializationError(f"not a serialised object: {config!r}")
+    if config["class_name"] == "function":
+        return get_registered_object(str(config["config"]))
+    class_name = str(config["class_name"])
+    cls: Any = None
+    if module_objects and class_name in module_objects:
+        cls = module_objects[class_name]
+    elif config.get("registered_name"):
+        cls = get_registered_object(str(config["registered_name"]))
+    elif config.get("module"):
+        cls = get_registered_object(f"{config['module']}.{class_name}")
+    if cls is None:
+        raise SerializationError(f"unknown class {class_name!r}")
+    inner = config.get("config") or {}
+    if hasattr(cls, "from_config"):
+        return cls.from_config(inner)
+    return cls(**inner)
