@@ -1,0 +1,78 @@
+"""optimizer_core: design LM programs, then train their prompts in context.
+
+No weights change: an optimizer rewrites each Generator's trainable JSON
+(instructions, few-shot examples) to raise a reward. The API follows the
+Synalinks training guide, so ``import optimizer_core as synalinks`` runs its
+snippets.
+
+Example:
+    ```python
+    import optimizer_core as synalinks
+
+    class Query(synalinks.DataModel):
+        query: str
+
+    class Answer(synalinks.DataModel):
+        answer: str
+
+    lm = synalinks.LanguageModel(model="openai/gpt-4o-mini")
+    inputs = synalinks.Input(data_model=Query)
+    outputs = await synalinks.Generator(data_model=Answer, language_model=lm)(inputs)
+    program = synalinks.Program(inputs=inputs, outputs=outputs)
+    ```
+"""
+
+from pydantic import Field
+
+from optimizer_core import (
+    callbacks,
+    datasets,
+    exceptions,
+    language_models,
+    metrics,
+    modules,
+    optimizers,
+    rewards,
+    saving,
+    utils,
+)
+from optimizer_core.datamodels import DataModel, data_model_from_schema
+from optimizer_core.language_models import (
+    EmbeddingModel,
+    FakeEmbeddingModel,
+    FakeLanguageModel,
+    LanguageModel,
+)
+from optimizer_core.modules import ChainOfThought, Generator, Input, Module, SymbolicDataModel
+from optimizer_core.programs import Program
+from optimizer_core.variables import Variable
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ChainOfThought",
+    "DataModel",
+    "EmbeddingModel",
+    "FakeEmbeddingModel",
+    "FakeLanguageModel",
+    "Field",
+    "Generator",
+    "Input",
+    "LanguageModel",
+    "Module",
+    "Program",
+    "SymbolicDataModel",
+    "Variable",
+    "__version__",
+    "callbacks",
+    "data_model_from_schema",
+    "datasets",
+    "exceptions",
+    "language_models",
+    "metrics",
+    "modules",
+    "optimizers",
+    "rewards",
+    "saving",
+    "utils",
+]

@@ -54,3 +54,107 @@ def to_json(value: Any) -> JsonDict | None:
     if isinstance(value, dict):
         return value
     raise TypeError(f"expected a DataModel, a dict or None, got {type(value).__name__}")
+
+
+_JSON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "null": type(None),
+}
+
+
+def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type[DataModel]:
+    """Build a DataModel class from a JSON schema (the inverse of `get_schema`).
+
+    Supports the JSON-schema subset pydantic emits and the studio's editor writes:
+    object properties with types string / integer / number / boolean / null,
+    arrays (with ``items``), nested objects, ``$ref`` into ``$defs``, ``enum``,
+    ``anyOf`` (unions, optional fields), ``description``, ``default`` and ``required``.
+
+    Raises:
+        ValueError: when the schema is not an object schema, naming the offending path.
+    """
+    defs: JsonDict = dict(schema.get("$defs", {}))
+    built: dict[str, type[DataModel]] = {}
+
+    def resolve(node: JsonDict, path: str) -> Any:
+        import typing
+
+        if "$ref" in node:
+            ref = str(node["$ref"]).rsplit("/", 1)[-1]
+            if ref not in defs:
+                raise ValueError(f"{path}: unknown $ref {node['$ref']!r}")
+            if ref not in built:
+                built[ref] = build_object(defs[ref], ref, f"{path}->{ref}")
+            return built[ref]
+        if "enum" in node:
+            values = tuple(node["enum"])
+            if not values:
+                raise ValueError(f"{path}: empty enum")
+            return typing.Literal[values]
+        if "const" in node:
+            return typing.Literal[(node["const"],)]
+        for union_key in ("anyOf", "oneOf"):
+            if union_key in node:
+                options = [resolve(option, f"{path}|{i}") for i, option in enumerate(node[union_key])]
+                union: Any = options[0]
+                for option in options[1:]:
+                    union = union | option
+                return union
+        kind = node.get("type")
+        if isinstance(kind, list):
+            union = None
+            for item in kind:
+                part = resolve({**node, "type": item}, path)
+                union = part if union is None else union | part
+            return union
+        if kind == "array":
+            items = node.get("items")
+            return list[resolve(items, f"{path}[]")] if isinstance(items, dict) else list[Any]
+        if kind == "object":
+            if "properties" in node:
+                title = str(node.get("title") or path.rsplit(".", 1)[-1].title() or "Object")
+                return build_object(node, title, path)
+            return dict[str, Any]
+        if kind in _JSON_TYPES:
+            return _JSON_TYPES[kind]
+        if kind is None:
+            return Any
+        raise ValueError(f"{path}: unsupported JSON type {kind!r}")
+
+    def build_object(node: JsonDict, title: str, path: str) -> type[DataModel]:
+        if node.get("type", "object") != "object" or not isinstance(node.get("properties"), dict):
+            raise ValueError(f"{path}: expected an object schema with 'properties'")
+        required = set(node.get("required", []))
+        fields: dict[str, Any] = {}
+        for key, prop in node["properties"].items():
+            if not isinstance(prop, dict):
+                raise ValueError(f"{path}.{key}: property schema must be an object")
+            annotation = resolve(prop, f"{path}.{key}")
+            default: Any = ... if key in required else prop.get("default", None)
+            if key not in required and "default" not in prop:
+                annotation = annotation | None
+            fields[key] = (
+                annotation,
+                pydantic.Field(default=default, description=prop.get("description")),
+            )
+        model: type[DataModel] = pydantic.create_model(  # type: ignore[call-overload]
+            _identifier(title), __base__=DataModel, __doc__=node.get("description"), **fields
+        )
+        return model
+
+    if not isinstance(schema, dict):
+        raise ValueError("schema must be a JSON object")
+    return build_object(schema, name or str(schema.get("title") or "DataModel"), "$")
+
+
+def _identifier(title: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in title)
+    return cleaned if cleaned and not cleaned[0].isdigit() else f"M_{cleaned}"
+
+
+def schemas_equal(a: type[DataModel], b: type[DataModel]) -> bool:
+    """Whether two DataModels describe the same JSON (same schema)."""
+    return a.model_json_schema() == b.model_json_schema()

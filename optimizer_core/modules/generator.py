@@ -1,0 +1,211 @@
+"""Generator: one structured language-model call, with trainable instructions and examples."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pydantic
+from pydantic import Field
+
+from optimizer_core.datamodels import DataModel, JsonDict, to_json
+from optimizer_core.exceptions import LanguageModelError
+from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel
+from optimizer_core.modules.serialization import deserialize_data_model, serialize_data_model
+from optimizer_core.variables import Variable
+
+logger = logging.getLogger("optimizer_core")
+
+
+class Example(DataModel):
+    """One few-shot example: an input, the output to imitate, and the reward it earned."""
+
+    inputs: JsonDict = Field(description="The example's input JSON")
+    outputs: JsonDict = Field(description="The example's output JSON")
+    reward: float | None = Field(default=None, description="Reward this output earned")
+
+
+class GeneratorState(DataModel):
+    """The trainable fields of a Generator."""
+
+    instructions: str = Field(description="Instructions given to the language model")
+    examples: list[Example] = Field(default_factory=list, description="Few-shot examples")
+
+
+def default_instructions(data_model: type[DataModel]) -> str:
+    keys = json.dumps(list(data_model.model_fields))
+    return f"Your task is to answer with a JSON containing the following keys: {keys}."
+
+
+class Generator(Module):
+    """Ask a language model for a JSON that fits a DataModel.
+
+    The prompt is: a system message with the instructions, then the few-shot
+    examples (input JSON, output JSON) and optionally the schemas; a user
+    message with the input JSON. The answer is requested as structured output
+    with the DataModel's JSON schema and validated against it. A call that
+    still fails after the language model's retries gives ``None`` (and is
+    counted by the trainer), so one bad sample never stops a batch.
+
+    Args:
+        data_model: the output DataModel (the JSON the model must fill).
+        language_model: the `LanguageModel` to call.
+        instructions: initial instructions (default: name the output keys).
+        examples: initial few-shot examples, a list of ``{inputs, outputs}``.
+        use_inputs_schema: also show the input JSON schema in the prompt.
+        use_outputs_schema: also show the output JSON schema in the prompt.
+        temperature: sampling temperature for this module (default: the model's).
+        name, description, trainable: see `Module`.
+
+    Example:
+        ```python
+        outputs = await Generator(data_model=Answer, language_model=lm)(inputs)
+        ```
+    """
+
+    def __init__(
+        self,
+        *,
+        data_model: type[DataModel] | None = None,
+        schema: JsonDict | None = None,
+        language_model: Any = None,
+        instructions: str | None = None,
+        examples: list[JsonDict] | None = None,
+        use_inputs_schema: bool = False,
+        use_outputs_schema: bool = False,
+        temperature: float | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        trainable: bool = True,
+    ) -> None:
+        super().__init__(name=name, description=description, trainable=trainable)
+        if data_model is None and schema is not None:
+            from optimizer_core.datamodels import data_model_from_schema
+
+            data_model = data_model_from_schema(schema)
+        if not (isinstance(data_model, type) and issubclass(data_model, DataModel)):
+            raise TypeError(
+                f"Generator {self.name!r}: `data_model` must be a DataModel subclass, "
+                f"got {data_model!r}"
+            )
+        if language_model is None:
+            raise ValueError(f"Generator {self.name!r}: `language_model` is required")
+        if temperature is not None and temperature < 0:
+            raise ValueError(f"`temperature` must be >= 0, got {temperature}")
+        self.data_model = data_model
+        self.language_model = language_model
+        self.use_inputs_schema = use_inputs_schema
+        self.use_outputs_schema = use_outputs_schema
+        self.temperature = temperature
+        self.initial_instructions = instructions
+        self.output_model = self.build_output_model(data_model)
+        self.state = self.add_variable(
+            Variable(
+                name=f"{self.name}/state",
+                initial_value={
+                    "instructions": instructions or default_instructions(self.output_model),
+                    "examples": list(examples or []),
+                },
+                data_model=GeneratorState,
+                trainable=trainable,
+            )
+        )
+
+    def build_output_model(self, data_model: type[DataModel]) -> type[DataModel]:
+        """The DataModel the language model fills (ChainOfThought adds ``thinking``)."""
+        return data_model
+
+    def compute_output_spec(self, inputs: list[SymbolicDataModel]) -> type[DataModel]:
+        if len(inputs) != 1:
+            raise TypeError(f"Generator {self.name!r} takes one input, got {len(inputs)}")
+        return self.output_model
+
+    # Prompt ---------------------------------------------------------------------------------
+
+    def format_messages(self, inputs: JsonDict, input_schema: JsonDict | None = None) -> list[
+        dict[str, str]
+    ]:
+        state = self.state
+        parts = [str(state.get("instructions") or "")]
+        if self.use_inputs_schema and input_schema is not None:
+            parts.append("Input JSON schema:\n" + json.dumps(input_schema, ensure_ascii=False))
+        if self.use_outputs_schema:
+            parts.append(
+                "Output JSON schema:\n"
+                + json.dumps(self.output_model.get_schema(), ensure_ascii=False)
+            )
+        examples = state.get("examples") or []
+        if examples:
+            shown = [
+                "Input: "
+                + json.dumps(example["inputs"], ensure_ascii=False)
+                + "\nOutput: "
+                + json.dumps(example["outputs"], ensure_ascii=False)
+                for example in examples
+            ]
+            parts.append("Examples:\n\n" + "\n\n".join(shown))
+        return [
+            {"role": "system", "content": "\n\n".join(p for p in parts if p)},
+            {"role": "user", "content": json.dumps(inputs, ensure_ascii=False)},
+        ]
+
+    # Run ------------------------------------------------------------------------------------
+
+    async def call(self, inputs: Any, *, training: bool = False) -> DataModel | None:
+        input_json = to_json(inputs)
+        if input_json is None:
+            return None
+        input_schema = inputs.get_schema() if isinstance(inputs, DataModel) else None
+        messages = self.format_messages(input_json, input_schema)
+        output: DataModel | None = None
+        error: str | None = None
+        exception: BaseException | None = None
+        try:
+            answer = await self.language_model(
+                messages,
+                schema=self.output_model.get_schema(),
+                validate=self.output_model.model_validate,
+                temperature=self.temperature,
+            )
+            output = self.output_model.model_validate(answer)
+        except (LanguageModelError, pydantic.ValidationError) as failure:
+            error = f"{type(failure).__name__}: {failure}"
+            exception = failure
+            logger.warning("Generator %r failed: %s", self.name, error)
+        trace = TRACE.get()
+        if trace is not None:
+            trace.append(
+                {
+                    "module": self.name,
+                    "inputs": input_json,
+                    "outputs": output.get_json() if output is not None else None,
+                    "error": error,
+                    "exception": exception,
+                }
+            )
+        return output
+
+    # Config ---------------------------------------------------------------------------------
+
+    def get_config(self) -> JsonDict:
+        from optimizer_core.saving.object_registry import serialize_object
+
+        return {
+            **super().get_config(),
+            "data_model": serialize_data_model(self.data_model),
+            "language_model": serialize_object(self.language_model),
+            "instructions": self.initial_instructions,
+            "use_inputs_schema": self.use_inputs_schema,
+            "use_outputs_schema": self.use_outputs_schema,
+            "temperature": self.temperature,
+        }
+
+    @classmethod
+    def from_config(cls, config: JsonDict) -> Generator:
+        from optimizer_core import language_models
+
+        config = dict(config)
+        config["data_model"] = deserialize_data_model(config["data_model"])
+        config["language_model"] = language_models.deserialize(config["language_model"])
+        return cls(**config)

@@ -1,0 +1,280 @@
+"""The optimizer base class: candidates, a population per variable, state that saves.
+
+A training step, as the trainer drives it:
+
+1. the trainer predicts a batch with the current variables and scores it;
+   each Generator's (inputs, outputs, reward) lands in its variable's
+   ``predictions``;
+2. `Optimizer.train_step` credits that batch's mean reward to the candidate in
+   use, asks `propose_candidates` for new values of the variables it selects,
+   scores each proposal on a validation minibatch through the ``evaluate``
+   function the trainer passes, adds it to the population, and writes the best
+   candidate of each population into its variable;
+3. at each epoch end `on_epoch_end` trims the populations (OMEGA overrides it
+   with Dominated Novelty Search).
+
+A candidate is a JSON dict::
+
+    {"id": "generator/state#3", "value": {trainable fields}, "reward": 0.62,
+     "nb_evaluations": 2, "parents": ["generator/state#1"],
+     "operation": "few_shot", "epoch": 0, "step": 4}
+
+The population of a variable is its ``best_candidates`` list; the candidates
+proposed during the current epoch are its ``candidates`` list. Both live in the
+variable, so they save with it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from optimizer_core.datamodels import JsonDict
+from optimizer_core.variables import Variable
+
+Evaluate = Callable[[dict[str, JsonDict]], Awaitable[float]]
+"""Score trial values ``{variable name: trainable JSON}`` on a validation minibatch."""
+
+MAX_PREDICTIONS = 512
+
+
+class Optimizer:
+    """Base class of optimizers.
+
+    Args:
+        population_size: candidates kept per variable (>= 2).
+        seed: seed of the optimizer's random generator (default: unseeded).
+        name: a name for logs.
+    """
+
+    def __init__(
+        self, *, population_size: int = 10, seed: int | None = None, name: str | None = None
+    ) -> None:
+        if population_size < 2:
+            raise ValueError(f"`population_size` must be >= 2, got {population_size}")
+        self.population_size = population_size
+        self.seed = seed
+        self.name = name or type(self).__name__.lower()
+        self.rng = random.Random(seed)
+        self.iterations = 0
+        self.epochs = 0
+        self.built = False
+        self._next_id = 0
+        self.event_sink: Callable[[str, JsonDict], Awaitable[None]] | None = None
+
+    # Lifecycle ------------------------------------------------------------------------------
+
+    async def build(self, trainable_variables: Sequence[Variable]) -> None:
+        """Seed each variable's population with its current value (once)."""
+        for variable in trainable_variables:
+            if not variable.get("best_candidates"):
+                seed = self.new_candidate(variable, variable.get_trainable_json(), operation="init")
+                variable.update({"best_candidates": [seed], "current_candidate": seed["id"]})
+        self.built = True
+
+    async def on_epoch_begin(self, epoch: int, trainable_variables: Sequence[Variable]) -> None:
+        for variable in trainable_variables:
+            variable.update({"candidates": []})
+
+    async def on_epoch_end(self, epoch: int, trainable_variables: Sequence[Variable]) -> None:
+        """Trim each population to the `population_size` best candidates."""
+        for variable in trainable_variables:
+            population = sorted(
+                variable.get("best_candidates") or [], key=candidate_sort_key, reverse=True
+            )
+            variable.update({"best_candidates": population[: self.population_size]})
+            await self.emit(
+                "population",
+                {"variable": variable.name, "epoch": epoch, "population": population},
+            )
+        self.epochs = epoch + 1
+
+    # One step -------------------------------------------------------------------------------
+
+    async def train_step(
+        self,
+        step: int,
+        trainable_variables: Sequence[Variable],
+        *,
+        batch_reward: float,
+        evaluate: Evaluate,
+    ) -> None:
+        """Credit the batch, propose, score and keep candidates, write the best ones."""
+        for variable in trainable_variables:
+            current = self.current_candidate(variable)
+            if current is not None:
+                credit(current, batch_reward)
+        proposals = await self.propose_candidates(step, list(trainable_variables))
+        for variable, value, parents, operation in proposals:
+            candidate = self.new_candidate(
+                variable, value, parents=parents, operation=operation, step=step
+            )
+            reward = await evaluate({variable.name: value})
+            credit(candidate, reward)
+            self.add_to_population(variable, candidate)
+            await self.emit("candidate", {"variable": variable.name, "candidate": candidate})
+        for variable in trainable_variables:
+            self.write_best(variable)
+        self.iterations += 1
+
+    async def propose_candidates(
+        self, step: int, trainable_variables: list[Variable]
+    ) -> list[tuple[Variable, JsonDict, list[str], str]]:
+        """Return ``(variable, new trainable value, parent ids, operation)`` proposals."""
+        raise NotImplementedError
+
+    # Candidates and populations -------------------------------------------------------------
+
+    def new_candidate(
+        self,
+        variable: Variable,
+        value: JsonDict,
+        *,
+        parents: Sequence[str] = (),
+        operation: str,
+        step: int | None = None,
+    ) -> JsonDict:
+        self._next_id += 1
+        return {
+            "id": f"{variable.name}#{self._next_id}",
+            "value": copy.deepcopy(value),
+            "reward": None,
+            "nb_evaluations": 0,
+            "parents": list(parents),
+            "operation": operation,
+            "epoch": self.epochs,
+            "step": self.iterations if step is None else step,
+        }
+
+    def current_candidate(self, variable: Variable) -> JsonDict | None:
+        wanted = variable.get("current_candidate")
+        for candidate in variable.get("best_candidates") or []:
+            if candidate["id"] == wanted:
+                return candidate
+        return None
+
+    def add_to_population(self, variable: Variable, candidate: JsonDict) -> None:
+        """Add a scored candidate; an identical value merges into its twin's estimate."""
+        population: list[JsonDict] = variable.get("best_candidates") or []
+        key = value_key(candidate["value"])
+        for existing in population:
+            if value_key(existing["value"]) == key:
+                for _ in range(candidate["nb_evaluations"]):
+                    credit(existing, candidate["reward"])
+                break
+        else:
+            population.append(candidate)
+        variable.update({"best_candidates": population})
+        proposed: list[JsonDict] = variable.get("candidates") or []
+        proposed.append(candidate)
+        variable.update({"candidates": proposed})
+
+    def write_best(self, variable: Variable) -> None:
+        population = variable.get("best_candidates") or []
+        if not population:
+            return
+        best = max(population, key=candidate_sort_key)
+        variable.assign(best["value"])
+        variable.update({"current_candidate": best["id"]})
+
+    def select_candidate(
+        self, variable: Variable, *, selection: str = "softmax", temperature: float = 0.3
+    ) -> JsonDict:
+        """Pick a parent from the population: ``softmax`` over rewards, ``best`` or ``random``."""
+        population: list[JsonDict] = variable.get("best_candidates") or []
+        if not population:
+            raise ValueError(f"variable {variable.name!r} has an empty population")
+        if selection == "random":
+            return self.rng.choice(population)
+        if selection == "best":
+            return max(population, key=candidate_sort_key)
+        weights = softmax([c["reward"] or 0.0 for c in population], temperature)
+        return self.rng.choices(population, weights=weights, k=1)[0]
+
+    async def emit(self, event: str, payload: JsonDict) -> None:
+        if self.event_sink is not None:
+            await self.event_sink(event, payload)
+
+    # State ----------------------------------------------------------------------------------
+
+    def get_state(self) -> JsonDict:
+        """Counters and the random generator's state (populations live in the variables)."""
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "iterations": self.iterations,
+            "epochs": self.epochs,
+            "next_id": self._next_id,
+            "rng": [version, list(internal), gauss],
+        }
+
+    def set_state(self, state: JsonDict) -> None:
+        self.iterations = int(state.get("iterations", 0))
+        self.epochs = int(state.get("epochs", 0))
+        self._next_id = int(state.get("next_id", 0))
+        if state.get("rng"):
+            version, internal, gauss = state["rng"]
+            self.rng.setstate((version, tuple(internal), gauss))
+
+    def get_config(self) -> JsonDict:
+        return {"population_size": self.population_size, "seed": self.seed, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config: JsonDict) -> Optimizer:
+        return cls(**config)
+
+
+# Helpers shared by optimizers -------------------------------------------------------------
+
+
+def credit(candidate: JsonDict, reward: float) -> None:
+    """Fold one more evaluation into a candidate's running mean reward."""
+    n = int(candidate.get("nb_evaluations") or 0)
+    previous = candidate.get("reward")
+    mean = reward if previous is None or n == 0 else (previous * n + reward) / (n + 1)
+    candidate["reward"] = float(mean)
+    candidate["nb_evaluations"] = n + 1
+
+
+def candidate_sort_key(candidate: JsonDict) -> tuple[float, int]:
+    reward = candidate.get("reward")
+    return (-math.inf if reward is None else float(reward), int(candidate.get("nb_evaluations") or 0))
+
+
+def value_key(value: JsonDict) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def softmax(values: Sequence[float], temperature: float) -> list[float]:
+    if temperature <= 0:
+        raise ValueError(f"`temperature` must be > 0, got {temperature}")
+    if not values:
+        return []
+    top = max(values)
+    exps = [math.exp((v - top) / temperature) for v in values]
+    total = sum(exps)
+    return [e / total for e in exps]
+
+
+def weighted_sample_without_replacement(
+    rng: random.Random, items: Sequence[Any], weights: Sequence[float], k: int
+) -> list[Any]:
+    """Draw ``k`` distinct items, each draw proportional to the remaining weights."""
+    pool = list(zip(items, weights, strict=True))
+    chosen: list[Any] = []
+    for _ in range(min(k, len(pool))):
+        total = sum(w for _, w in pool)
+        if total <= 0:
+            index = rng.randrange(len(pool))
+        else:
+            mark = rng.random() * total
+            index = 0
+            for index, (_, weight) in enumerate(pool):  # noqa: B007
+                mark -= weight
+                if mark <= 0:
+                    break
+        chosen.append(pool.pop(index)[0])
+    return chosen

@@ -1,0 +1,533 @@
+"""The training loop behind `Program.compile / fit / evaluate / predict`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import random
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from optimizer_core.datamodels import DataModel, JsonDict, to_json
+from optimizer_core.exceptions import (
+    AuthenticationError,
+    DataError,
+    LanguageModelError,
+    ProgramError,
+    RewardError,
+)
+from optimizer_core.modules.module import TRACE
+
+if TYPE_CHECKING:
+    from optimizer_core.callbacks import CallbackList
+    from optimizer_core.metrics import Metric
+    from optimizer_core.optimizers import Optimizer
+    from optimizer_core.programs.program import Program
+    from optimizer_core.rewards import Reward
+
+logger = logging.getLogger("optimizer_core")
+
+
+class SampleResult:
+    """One prediction: its output (or None), the trace of its modules, its reward."""
+
+    __slots__ = ("error", "exception", "output", "reward", "trace")
+
+    def __init__(self, output: DataModel | None, trace: list[JsonDict]) -> None:
+        self.output = output
+        self.trace = trace
+        self.reward = 0.0
+        failed = [t for t in trace if t.get("error")]
+        self.error: str | None = failed[0]["error"] if failed else None
+        self.exception: BaseException | None = failed[0].get("exception") if failed else None
+
+
+class Trainer:
+    """Mixin giving `Program` its Keras-style training API."""
+
+    def __init__(self) -> None:
+        self.reward: Reward | None = None
+        self.optimizer: Optimizer | None = None
+        self.metrics: list[Metric] = []
+        self.compiled = False
+        self.stop_training = False
+        self.last_failures = 0
+        self.max_consecutive_failures = 10
+        self._consecutive_failures = 0
+
+    # compile --------------------------------------------------------------------------------
+
+    def compile(
+        self,
+        reward: Any = None,
+        optimizer: Any = None,
+        metrics: Sequence[Any] | None = None,
+    ) -> None:
+        """Choose the reward to maximise, the optimizer, and metrics to watch.
+
+        Args:
+            reward: a Reward, a name (``"exact_match"``), a saved config or an async function.
+            optimizer: an Optimizer, a name (``"random_few_shot"``) or a saved config.
+            metrics: metrics to log beside the reward (not optimised).
+        """
+        from optimizer_core import metrics as metrics_family
+        from optimizer_core import optimizers as optimizers_family
+        from optimizer_core import rewards as rewards_family
+
+        self.reward = rewards_family.get(reward) if reward is not None else None
+        self.optimizer = optimizers_family.get(optimizer) if optimizer is not None else None
+        self.metrics = [metrics_family.get(m) for m in metrics or []]
+        self.compiled = True
+
+    def get_compile_config(self) -> JsonDict | None:
+        if not self.compiled:
+            return None
+        from optimizer_core.saving.object_registry import serialize_object
+
+        return {
+            "reward": serialize_object(self.reward) if self.reward is not None else None,
+            "optimizer": serialize_object(self.optimizer) if self.optimizer is not None else None,
+            "metrics": [serialize_object(m) for m in self.metrics],
+        }
+
+    def compile_from_config(self, config: JsonDict) -> None:
+        from optimizer_core import metrics as metrics_family
+        from optimizer_core import optimizers as optimizers_family
+        from optimizer_core import rewards as rewards_family
+
+        self.compile(
+            reward=rewards_family.deserialize(config["reward"]) if config.get("reward") else None,
+            optimizer=optimizers_family.deserialize(config["optimizer"])
+            if config.get("optimizer")
+            else None,
+            metrics=[metrics_family.deserialize(m) for m in config.get("metrics") or []],
+        )
+
+    def metric_names(self) -> list[str]:
+        """Each metric's log name; repeated names get ``_1``, ``_2``."""
+        names: list[str] = []
+        for metric in self.metrics:
+            base = metric.name
+            name, n = base, 0
+            while name in names or name == "reward":
+                n += 1
+                name = f"{base}_{n}"
+            names.append(name)
+        return names
+
+    # fit ------------------------------------------------------------------------------------
+
+    async def fit(
+        self,
+        x: Any = None,
+        y: Any = None,
+        *,
+        batch_size: int = 32,
+        epochs: int = 1,
+        verbose: int | str = "auto",
+        callbacks: Sequence[Any] | None = None,
+        validation_split: float = 0.0,
+        validation_data: tuple[Any, Any] | None = None,
+        shuffle: bool = True,
+        initial_epoch: int = 0,
+        seed: int | None = None,
+    ) -> Any:
+        """Train the program's variables to maximise the reward.
+
+        Args:
+            x: input rows (a NumPy object array or list of DataModels or dicts).
+            y: target rows, one per input.
+            batch_size: rows per optimisation step (default 32).
+            epochs: passes over the training rows (default 1).
+            verbose: 0 silent, 1 progress bar, 2 one line per epoch; "auto" is 1 in a terminal.
+            callbacks: `Callback` instances (async or sync hooks).
+            validation_split: fraction in [0, 1) of the rows, taken from the end, held out
+                for validation (15 rows at 0.2 give 12 training and 3 validation rows).
+            validation_data: ``(x_val, y_val)``; overrides `validation_split`.
+            shuffle: reshuffle the training rows each epoch.
+            initial_epoch: epoch to start from (to resume a run).
+            seed: seed for shuffling and minibatch sampling.
+
+        Returns:
+            The `History` callback; ``history.history`` maps each logged name to a list.
+        """
+        program = self._self()
+        if self.reward is None or self.optimizer is None:
+            raise ProgramError(
+                "call compile(reward=..., optimizer=...) before fit(); "
+                f"reward={self.reward!r}, optimizer={self.optimizer!r}"
+            )
+        _check_positive_int(batch_size, "batch_size")
+        _check_positive_int(epochs, "epochs")
+        if not isinstance(validation_split, int | float) or not 0.0 <= validation_split < 1.0:
+            raise ValueError(f"`validation_split` must be in [0, 1), got {validation_split!r}")
+        x_rows, y_rows = self._check_xy(x, y, "x", "y")
+        if validation_data is not None:
+            if not isinstance(validation_data, tuple | list) or len(validation_data) != 2:
+                raise ValueError("`validation_data` must be a tuple (x_val, y_val)")
+            x_val, y_val = self._check_xy(*validation_data, "validation_data[0]", "validation_data[1]")
+            x_train, y_train = x_rows, y_rows
+        elif validation_split > 0:
+            split_at = int(len(x_rows) * (1.0 - validation_split))
+            if split_at == 0:
+                raise DataError(
+                    f"`validation_split`={validation_split} leaves no training rows "
+                    f"out of {len(x_rows)}"
+                )
+            x_train, y_train = x_rows[:split_at], y_rows[:split_at]
+            x_val, y_val = x_rows[split_at:], y_rows[split_at:]
+        else:
+            x_train, y_train, x_val, y_val = x_rows, y_rows, [], []
+
+        rng = random.Random(seed)
+        steps = math.ceil(len(x_train) / batch_size)
+        cbs = self._callback_list(callbacks, verbose, epochs=epochs, steps=steps)
+        optimizer = self.optimizer
+        optimizer.event_sink = cbs.on_optimizer_event
+        trainable = program.trainable_variables
+        if not optimizer.built:
+            await optimizer.build(trainable)
+        self.stop_training = False
+        has_val = len(x_val) > 0
+        best_score = -math.inf
+        best_snapshot: dict[str, JsonDict] | None = None
+        train_logs: JsonDict = {}
+        epoch_logs: JsonDict = {}
+
+        await cbs.on_train_begin({})
+        try:
+            for epoch in range(initial_epoch, epochs):
+                await cbs.on_epoch_begin(epoch, {})
+                await optimizer.on_epoch_begin(epoch, trainable)
+                self._reset_metrics()
+                order = list(range(len(x_train)))
+                if shuffle:
+                    rng.shuffle(order)
+                batch_rewards: list[float] = []
+                failures = 0
+                for step in range(steps):
+                    await cbs.on_train_batch_begin(step, {})
+                    index = order[step * batch_size : (step + 1) * batch_size]
+                    xb = [x_train[i] for i in index]
+                    yb = [y_train[i] for i in index]
+                    results = await self._run_batch(xb, yb, training=True)
+                    failures += sum(r.output is None for r in results)
+                    self._record_predictions(results)
+                    batch_reward = _mean([r.reward for r in results])
+                    batch_rewards.append(batch_reward)
+                    if has_val:
+                        pool_x, pool_y = x_val, y_val
+                    else:
+                        # Without validation rows, score candidates on rows outside the batch.
+                        in_batch = set(index)
+                        rest = [i for i in order if i not in in_batch]
+                        pool_x = [x_train[i] for i in rest] or xb
+                        pool_y = [y_train[i] for i in rest] or yb
+                    evaluate = self._minibatch_evaluator(pool_x, pool_y, batch_size, rng)
+                    await optimizer.train_step(
+                        step + epoch * steps,
+                        trainable,
+                        batch_reward=batch_reward,
+                        evaluate=evaluate,
+                    )
+                    train_logs = {"reward": _mean(batch_rewards), **self._metric_results()}
+                    if failures:
+                        train_logs["failures"] = failures
+                    await cbs.on_train_batch_end(step, dict(train_logs))
+                    if self.stop_training:
+                        break
+                epoch_logs = dict(train_logs)
+                if has_val:
+                    val_logs = await self._evaluate_rows(x_val, y_val, batch_size)
+                    epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+                await optimizer.on_epoch_end(epoch, trainable)
+                score = epoch_logs.get("val_reward" if has_val else "reward", -math.inf)
+                if best_snapshot is None or score > best_score:
+                    best_score = score
+                    best_snapshot = {v.name: v.get_json() for v in trainable}
+                await cbs.on_epoch_end(epoch, dict(epoch_logs))
+                if self.stop_training:
+                    break
+        finally:
+            optimizer.event_sink = None
+        if best_snapshot is not None:
+            for variable in trainable:
+                snapshot = best_snapshot[variable.name]
+                variable.assign(snapshot)
+                variable.update({"current_candidate": snapshot.get("current_candidate")})
+        await cbs.on_train_end(dict(epoch_logs))
+        return cbs.history
+
+    # evaluate / predict ---------------------------------------------------------------------
+
+    async def evaluate(
+        self,
+        x: Any = None,
+        y: Any = None,
+        *,
+        batch_size: int = 32,
+        verbose: int | str = "auto",
+        callbacks: Sequence[Any] | None = None,
+    ) -> dict[str, float]:
+        """Score the program on rows: ``{"reward": mean, <metric>: value, ...}``.
+
+        Failed predictions score 0 and are reported under ``"failures"`` when there are any.
+        """
+        if self.reward is None:
+            raise ProgramError("call compile(reward=...) before evaluate()")
+        _check_positive_int(batch_size, "batch_size")
+        x_rows, y_rows = self._check_xy(x, y, "x", "y")
+        steps = math.ceil(len(x_rows) / batch_size)
+        cbs = self._callback_list(callbacks, verbose, epochs=1, steps=steps, history=False)
+        await cbs.on_test_begin({})
+        logs = await self._evaluate_rows(x_rows, y_rows, batch_size, cbs)
+        await cbs.on_test_end(dict(logs))
+        return logs
+
+    async def predict(
+        self,
+        x: Any = None,
+        *,
+        batch_size: int = 32,
+        verbose: int | str = "auto",
+        callbacks: Sequence[Any] | None = None,
+    ) -> np.ndarray[Any, np.dtype[np.object_]]:
+        """Run the program on each row; failed rows give ``None`` (counted in `last_failures`)."""
+        _check_positive_int(batch_size, "batch_size")
+        x_rows = self._check_x(x, "x")
+        steps = math.ceil(len(x_rows) / batch_size)
+        cbs = self._callback_list(callbacks, verbose, epochs=1, steps=steps, history=False)
+        await cbs.on_predict_begin({})
+        outputs: list[Any] = []
+        for step in range(steps):
+            await cbs.on_predict_batch_begin(step, {})
+            rows = x_rows[step * batch_size : (step + 1) * batch_size]
+            results = await asyncio.gather(*(self._predict_one(r, training=False) for r in rows))
+            outputs.extend(r.output for r in results)
+            failures = sum(o is None for o in outputs)
+            await cbs.on_predict_batch_end(step, {"failures": failures} if failures else {})
+        self.last_failures = sum(o is None for o in outputs)
+        if self.last_failures:
+            logger.warning("%d of %d predictions failed", self.last_failures, len(outputs))
+        await cbs.on_predict_end({"failures": self.last_failures} if self.last_failures else {})
+        array = np.empty(len(outputs), dtype=object)
+        array[:] = outputs
+        return array
+
+    # internals ------------------------------------------------------------------------------
+
+    def _self(self) -> Program:
+        from optimizer_core.programs.program import Program
+
+        assert isinstance(self, Program)
+        return self
+
+    def _callback_list(
+        self,
+        callbacks: Sequence[Any] | None,
+        verbose: int | str,
+        *,
+        epochs: int,
+        steps: int,
+        history: bool = True,
+    ) -> CallbackList:
+        from optimizer_core.callbacks import CallbackList
+
+        if verbose == "auto":
+            level = 1 if sys.stdout.isatty() else 0
+        elif verbose in (0, 1, 2):
+            level = int(verbose)
+        else:
+            raise ValueError(f"`verbose` must be 0, 1, 2 or 'auto', got {verbose!r}")
+        return CallbackList(
+            list(callbacks or []),
+            add_history=history,
+            add_progbar=level > 0,
+            verbose=level,
+            program=self,
+            epochs=epochs,
+            steps=steps,
+        )
+
+    def _check_x(self, x: Any, argument: str) -> list[Any]:
+        if x is None:
+            raise DataError(f"`{argument}` is required")
+        rows = list(x)
+        if not rows:
+            raise DataError(f"`{argument}` is empty: there is nothing to run")
+        program = self._self()
+        return [program.coerce_inputs(row, where=f"{argument}[{i}]") for i, row in enumerate(rows)]
+
+    def _check_xy(self, x: Any, y: Any, x_name: str, y_name: str) -> tuple[list[Any], list[Any]]:
+        x_rows = self._check_x(x, x_name)
+        if y is None:
+            raise DataError(f"`{y_name}` is required")
+        y_rows = list(y)
+        if len(y_rows) != len(x_rows):
+            raise DataError(
+                f"`{x_name}` has {len(x_rows)} rows but `{y_name}` has {len(y_rows)}"
+            )
+        fields = set(self._self().output_data_model.model_fields)
+        for i, row in enumerate(y_rows):
+            try:
+                data = to_json(row)
+            except TypeError as error:
+                raise DataError(f"{y_name}[{i}]: {error}") from error
+            extra = sorted(set(data or {}) - fields)
+            if extra:
+                raise DataError(
+                    f"{y_name}[{i}] has field(s) {extra} that the program's output DataModel "
+                    f"{self._self().output_data_model.__name__} does not have "
+                    f"(it has {sorted(fields)})"
+                )
+        return x_rows, y_rows
+
+    async def _predict_one(self, row: list[DataModel], *, training: bool) -> SampleResult:
+        trace: list[JsonDict] = []
+        TRACE.set(trace)
+        program = self._self()
+        output = await program(row if len(row) > 1 else row[0], training=training)
+        if isinstance(output, list):
+            output = output[0]
+        return SampleResult(output, trace)
+
+    async def _score(self, y_true: Any, result: SampleResult) -> None:
+        assert self.reward is not None
+        value = await self.reward(y_true, result.output)
+        if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
+            raise RewardError(
+                f"reward {getattr(self.reward, 'name', self.reward)!r} returned "
+                f"{type(value).__name__} ({value!r}), expected a number"
+            )
+        result.reward = float(value)
+        for metric in self.metrics:
+            await metric.update_state(y_true, result.output)
+
+    async def _run_batch(self, xb: list[Any], yb: list[Any], *, training: bool) -> list[SampleResult]:
+        results = list(await asyncio.gather(*(self._predict_one(r, training=training) for r in xb)))
+        self._check_failures(results)
+        # Rewards may call a judge model, so they run concurrently too (in row order).
+        await asyncio.gather(*(self._score(y, r) for y, r in zip(yb, results, strict=True)))
+        return results
+
+    def _check_failures(self, results: list[SampleResult]) -> None:
+        """Fail fast on a provider that cannot work: a refused key, or a long run of failures.
+
+        One failed sample is normal (it scores 0 and is counted); a bad key or
+        `max_consecutive_failures` failures in a row mean every further call would
+        fail too, so training stops with the model's own error.
+        """
+        for result in results:
+            cause = result.exception
+            if result.output is not None:
+                self._consecutive_failures = 0
+                continue
+            self._consecutive_failures += 1
+            if not isinstance(cause, LanguageModelError):
+                continue
+            if isinstance(cause, AuthenticationError):
+                raise cause
+            if self._consecutive_failures >= self.max_consecutive_failures:
+                self._consecutive_failures = 0
+                raise type(cause)(
+                    f"{self.max_consecutive_failures} predictions in a row failed; "
+                    f"last error: {cause}",
+                    model=cause.model,
+                ) from cause
+
+    def _record_predictions(self, results: list[SampleResult]) -> None:
+        from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS
+
+        program = self._self()
+        by_module: dict[str, list[JsonDict]] = {}
+        for result in results:
+            for entry in result.trace:
+                if entry.get("outputs") is None:
+                    continue
+                by_module.setdefault(entry["module"], []).append(
+                    {"inputs": entry["inputs"], "outputs": entry["outputs"], "reward": result.reward}
+                )
+        for module_name, scored in by_module.items():
+            for variable in program.get_module(module_name).trainable_variables:
+                predictions = (variable.get("predictions") or []) + scored
+                variable.update({"predictions": predictions[-MAX_PREDICTIONS:]})
+                variable.update(
+                    {
+                        "nb_visit": int(variable.get("nb_visit") or 0) + len(scored),
+                        "cumulative_reward": float(variable.get("cumulative_reward") or 0.0)
+                        + sum(p["reward"] for p in scored),
+                    }
+                )
+
+    def _minibatch_evaluator(
+        self, pool_x: list[Any], pool_y: list[Any], size: int, rng: random.Random
+    ) -> Any:
+        program = self._self()
+
+        async def evaluate(trial: dict[str, JsonDict]) -> float:
+            picks = rng.sample(range(len(pool_x)), min(size, len(pool_x)))
+            saved = {}
+            for name, value in trial.items():
+                variable = program.get_variable(name)
+                saved[name] = variable.get_trainable_json()
+                variable.assign(value)
+            try:
+                results = await self._run_batch(
+                    [pool_x[i] for i in picks], [pool_y[i] for i in picks], training=False
+                )
+            finally:
+                for name, value in saved.items():
+                    program.get_variable(name).assign(value)
+            return _mean([r.reward for r in results])
+
+        return evaluate
+
+    def _reset_metrics(self) -> None:
+        for metric in self.metrics:
+            metric.reset_state()
+
+    def _metric_results(self) -> dict[str, float]:
+        return {
+            name: float(metric.result())
+            for name, metric in zip(self.metric_names(), self.metrics, strict=True)
+        }
+
+    async def _evaluate_rows(
+        self, x_rows: list[Any], y_rows: list[Any], batch_size: int, cbs: Any = None
+    ) -> dict[str, float]:
+        self._reset_metrics()
+        rewards: list[float] = []
+        failures = 0
+        for step in range(math.ceil(len(x_rows) / batch_size)):
+            if cbs is not None:
+                await cbs.on_test_batch_begin(step, {})
+            xb = x_rows[step * batch_size : (step + 1) * batch_size]
+            yb = y_rows[step * batch_size : (step + 1) * batch_size]
+            results = await self._run_batch(xb, yb, training=False)
+            rewards.extend(r.reward for r in results)
+            failures += sum(r.output is None for r in results)
+            if cbs is not None:
+                logs: JsonDict = {"reward": _mean(rewards), **self._metric_results()}
+                if failures:
+                    logs["failures"] = failures
+                await cbs.on_test_batch_end(step, logs)
+        logs = {"reward": _mean(rewards), **self._metric_results()}
+        if failures:
+            logs["failures"] = failures
+        return logs
+
+
+def _mean(values: Sequence[float]) -> float:
+    return float(sum(values) / len(values)) if values else 0.0
+
+
+def _check_positive_int(value: Any, argument: str) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"`{argument}` must be a positive integer, got {value!r}")
+
+
+__all__ = ["SampleResult", "Trainer"]
