@@ -1,0 +1,140 @@
+"""ProgramAsJudge: another program reads gold and predicted fields and outputs a reward."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+import pydantic
+
+from optimizer_core.datamodels import JsonDict
+from optimizer_core.exceptions import DataError, SerializationError
+from optimizer_core.rewards.judge_inputs import judge_inputs
+from optimizer_core.rewards.reward import Reward, to_number
+from optimizer_core.saving.object_registry import deserialize_object, serialize_object
+
+__all__ = ["ProgramAsJudge"]
+
+logger = logging.getLogger(__name__)
+
+_MISSING = object()
+
+
+def _input_data_model(program: Any) -> type[pydantic.BaseModel] | None:
+    """The pydantic model the judge program takes as input, when it exposes one."""
+    model = getattr(program, "input_data_model", None)
+    if model is None:
+        inputs = getattr(program, "inputs", None)
+        if isinstance(inputs, list | tuple) and inputs:
+            first = inputs[0]
+            model = first if isinstance(first, type) else getattr(first, "data_model", None)
+    if isinstance(model, type) and issubclass(model, pydantic.BaseModel):
+        return model
+    return None
+
+
+def _read_field(output: Any, field: str) -> Any:
+    """``output[field]`` for a pydantic model, a dict, or an object with get_json()/get()."""
+    if isinstance(output, pydantic.BaseModel):
+        data: Any = output.model_dump(mode="json")
+    elif isinstance(output, Mapping):
+        data = output
+    elif callable(getattr(output, "get_json", None)):
+        data = output.get_json()
+    elif callable(getattr(output, "get", None)):
+        value = output.get(field)
+        return _MISSING if value is None else value
+    else:
+        return _MISSING
+    return data.get(field, _MISSING) if isinstance(data, Mapping) else _MISSING
+
+
+class ProgramAsJudge(Reward):
+    """A reward given by a judge program.
+
+    The judge receives one input holding the masked ground truth's fields
+    prefixed ``gold_`` (``gold_answer``) beside the masked prediction's fields
+    (``answer``). The input is validated into the program's input DataModel
+    when the program exposes it (``program.input_data_model``, or the data model
+    of ``program.inputs[0]``); otherwise the plain dict is passed. The judge's
+    output must have a ``reward`` field; its value is clamped to [0, 1]. A
+    judge that returns ``None`` (a failed judgement) gives 0.0 and a warning.
+
+    Args:
+        program: the judge, an async callable such as a `Program`. Required.
+        name: the name it is logged under (default ``"program_as_judge"``).
+        in_mask: show the judge only these fields (default None: all of them).
+        out_mask: hide these fields from the judge (default None).
+
+    Raises:
+        ValueError: at call time, when the judge's output has no ``reward`` field.
+
+    Example:
+        ```python
+        judge = Program(inputs=judge_inputs, outputs=judge_outputs)
+        reward = ProgramAsJudge(program=judge, in_mask=["answer"])
+        ```
+    """
+
+    def __init__(
+        self,
+        *,
+        program: Any = None,
+        name: str | None = None,
+        in_mask: list[str] | None = None,
+        out_mask: list[str] | None = None,
+    ) -> None:
+        if program is None:
+            raise ValueError("`program` is required, got None")
+        if not callable(program):
+            raise TypeError(
+                f"`program` must be a program (an async callable), got {type(program).__name__}"
+            )
+        super().__init__(name=name, in_mask=in_mask, out_mask=out_mask)
+        self.program = program
+
+    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float:
+        payload = judge_inputs(y_true, y_pred)
+        model = _input_data_model(self.program)
+        judge_input: Any = payload
+        if model is not None:
+            try:
+                judge_input = model.model_validate(payload)
+            except pydantic.ValidationError as error:
+                raise DataError(
+                    f"reward {self.name!r}: the judge's input model {model.__name__} does not "
+                    f"accept the fields {sorted(payload)}: {error}"
+                ) from error
+        output = self.program(judge_input)
+        if inspect.isawaitable(output):
+            output = await output
+        if output is None:
+            logger.warning("reward %r: the judge program returned None; scoring 0.0", self.name)
+            return 0.0
+        reward = _read_field(output, "reward")
+        if reward is _MISSING:
+            raise ValueError(
+                f"reward {self.name!r}: the judge program's output has no `reward` field "
+                f"(got {type(output).__name__}); give its output data model a "
+                "`reward: float` field"
+            )
+        number = to_number(reward, what=f"the judge program of reward {self.name!r}")
+        return min(max(number, 0.0), 1.0)
+
+    def get_config(self) -> dict[str, Any]:
+        if not callable(getattr(self.program, "get_config", None)):
+            raise SerializationError(
+                f"reward {self.name!r} cannot be saved: its judge program "
+                f"({type(self.program).__name__}) has no get_config()"
+            )
+        return {"program": serialize_object(self.program), **super().get_config()}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> ProgramAsJudge:
+        config = dict(config)
+        program = config.pop("program", None)
+        if isinstance(program, dict):
+            program = deserialize_object(program)
+        return cls(program=program, **config)

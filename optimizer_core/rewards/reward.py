@@ -1,0 +1,187 @@
+"""The `Reward` base class and the helpers rewards and metrics share."""
+
+from __future__ import annotations
+
+import abc
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pydantic
+
+from optimizer_core.datamodels import JsonDict, to_json
+from optimizer_core.exceptions import RewardError
+from optimizer_core.utils.json_utils import apply_mask
+
+__all__ = ["Reward", "as_json", "snake_case", "to_number", "validate_mask"]
+
+_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def snake_case(name: str) -> str:
+    """``"LMAsJudge"`` -> ``"lm_as_judge"``, ``"F1Score"`` -> ``"f1_score"``.
+
+    Args:
+        name: a CamelCase name.
+    """
+    return _WORD_BOUNDARY.sub("_", name).lower()
+
+
+def as_json(value: Any) -> JsonDict | None:
+    """A DataModel, pydantic model, dict, object with ``get_json()`` or None, as a JSON dict.
+
+    Args:
+        value: the sample to convert.
+
+    Raises:
+        TypeError: for anything else.
+    """
+    if value is not None and not isinstance(value, dict | pydantic.BaseModel):
+        get_json = getattr(value, "get_json", None)
+        if callable(get_json):
+            converted = get_json()
+            if isinstance(converted, dict):
+                return converted
+    return to_json(value)
+
+
+def to_number(value: object, *, what: str) -> float:
+    """Check that `value` is a finite real number and return it as a float.
+
+    bool, int, float and numpy integer / floating / bool scalars are accepted.
+
+    Args:
+        value: what a reward or metric produced.
+        what: who produced it, for the error message (``"reward 'my_reward'"``).
+
+    Raises:
+        RewardError: for anything else, NaN or an infinity, naming `what` and the
+            value's type, e.g. ``reward 'my_reward' returned str ('0.5'), expected a number``.
+    """
+    if isinstance(value, bool | int | float | np.integer | np.floating | np.bool_):
+        number = float(value)
+        if math.isfinite(number):
+            return number
+        raise RewardError(
+            f"{what} returned {type(value).__name__} ({value!r}), expected a finite number"
+        )
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    raise RewardError(f"{what} returned {type(value).__name__} ({shown}), expected a number")
+
+
+def validate_mask(mask: Iterable[str] | None, *, argument: str) -> list[str] | None:
+    """Check a field mask: None, or an iterable of strings (not a single string).
+
+    Args:
+        mask: the mask given to a constructor.
+        argument: the argument's name, for the error message.
+
+    Returns:
+        The mask as a new list, or None.
+    """
+    if mask is None:
+        return None
+    if isinstance(mask, str):
+        raise TypeError(f"`{argument}` must be a list of field names, got the string {mask!r}")
+    entries = list(mask)
+    for entry in entries:
+        if not isinstance(entry, str) or not entry:
+            raise TypeError(f"`{argument}` must contain non-empty field names (str), got {entry!r}")
+    return entries
+
+
+def _validate_name(name: str | None) -> None:
+    if name is not None and (not isinstance(name, str) or not name):
+        raise ValueError(f"`name` must be a non-empty string or None, got {name!r}")
+
+
+class Reward(abc.ABC):
+    """Scores one prediction against its ground truth, usually in [0, 1].
+
+    Subclasses implement `call`, which receives the two samples as JSON dicts
+    after masking. Calling the reward (``await reward(y_true, y_pred)``)
+    converts DataModels to dicts, applies the masks, runs `call` and checks that
+    the result is a finite number. A ``None`` prediction (a failed one) scores
+    0.0 without running `call`.
+
+    Args:
+        name: the name it is logged under (default: the class name in snake_case).
+        in_mask: keep only these fields (matched by base key, see
+            `optimizer_core.utils.json_utils`) before scoring (default None).
+        out_mask: drop these fields before scoring (default None).
+
+    Example:
+        ```python
+        class LengthMatch(Reward):
+            async def call(self, y_true, y_pred):
+                return float(len(str(y_true)) == len(str(y_pred)))
+
+        score = await LengthMatch(in_mask=["answer"])(y_true, y_pred)
+        ```
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        in_mask: list[str] | None = None,
+        out_mask: list[str] | None = None,
+    ) -> None:
+        _validate_name(name)
+        self.name: str = name or snake_case(type(self).__name__)
+        self.in_mask = validate_mask(in_mask, argument="in_mask")
+        self.out_mask = validate_mask(out_mask, argument="out_mask")
+
+    def mask(self, json: JsonDict) -> JsonDict:
+        """Apply this reward's `in_mask` and `out_mask` to a JSON dict."""
+        if self.in_mask is None and self.out_mask is None:
+            return json
+        return apply_mask(json, in_mask=self.in_mask, out_mask=self.out_mask)
+
+    def prepare(self, value: Any) -> Any:
+        """Turn one sample into what `call` receives: the masked JSON dict, or None."""
+        json = as_json(value)
+        return None if json is None else self.mask(json)
+
+    async def __call__(self, y_true: Any, y_pred: Any) -> float:
+        """Score one prediction.
+
+        Args:
+            y_true: the ground truth (DataModel, dict or None).
+            y_pred: the prediction (DataModel, dict, or None when it failed).
+
+        Returns:
+            The reward as a float; 0.0 when `y_pred` is None.
+
+        Raises:
+            RewardError: when `call` returns something that is not a finite number.
+        """
+        if y_pred is None:
+            return 0.0
+        value = await self.call(self.prepare(y_true), self.prepare(y_pred))
+        return to_number(value, what=f"reward {self.name!r}")
+
+    @abc.abstractmethod
+    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float:
+        """Score the masked samples. `y_pred` is never None here.
+
+        Args:
+            y_true: the masked ground truth, or None when there is none.
+            y_pred: the masked prediction.
+        """
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments, JSON-compatible."""
+        return {"name": self.name, "in_mask": self.in_mask, "out_mask": self.out_mask}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Reward:
+        """Rebuild a reward from `get_config()`'s output."""
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name!r}>"
