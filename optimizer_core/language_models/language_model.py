@@ -1,0 +1,446 @@
+"""`LanguageModel`: chat completions through litellm, with retries, a cache and accounting."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Callable
+from typing import Any, Literal, cast
+
+from optimizer_core.exceptions import InvalidResponseError, LanguageModelError
+from optimizer_core.language_models import _litellm
+from optimizer_core.language_models.base import ModelBase, public_kwargs
+from optimizer_core.language_models.cache import MISSING, DiskCache, request_key
+from optimizer_core.language_models.parsing import parse_json_object, quote_start
+
+logger = logging.getLogger(__name__)
+
+StructuredOutput = Literal["json_schema", "json_object", "none"]
+_STRUCTURED_OUTPUT_MODES: tuple[StructuredOutput, ...] = ("json_schema", "json_object", "none")
+_SCHEMA_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+@dataclasses.dataclass(frozen=True)
+class ChatRequest:
+    """One request as a transport sends it.
+
+    Attributes:
+        messages: the chat messages (with the schema instruction appended when
+            the structured-output mode is ``"json_object"`` or ``"none"``).
+        schema: the JSON schema the answer must fill, or None for free text.
+        response_format: litellm's ``response_format`` argument, or None.
+        temperature: the sampling temperature, or None for the provider default.
+        max_tokens: the completion token limit, or None.
+    """
+
+    messages: list[dict[str, str]]
+    schema: dict[str, Any] | None
+    response_format: dict[str, Any] | None
+    temperature: float | None
+    max_tokens: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class ChatResponse:
+    """What a transport got back for one request.
+
+    Attributes:
+        text: the answer's text; None when the provider sent no text.
+        prompt_tokens: prompt tokens the provider counted.
+        completion_tokens: completion tokens the provider counted.
+        cost: the price in US dollars, 0.0 when unknown.
+    """
+
+    text: str | None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    """The instruction added to the prompt when the provider cannot enforce a schema."""
+    return (
+        "Answer with a single JSON object, and nothing else, that follows this JSON schema:\n"
+        + json.dumps(schema, ensure_ascii=False)
+    )
+
+
+def _with_instruction(messages: list[dict[str, str]], instruction: str) -> list[dict[str, str]]:
+    updated = [dict(message) for message in messages]
+    for message in reversed(updated):
+        if message.get("role") == "user":
+            if isinstance(message.get("content"), str):
+                message["content"] = f"{message['content']}\n\n{instruction}"
+                return updated
+            break
+    updated.append({"role": "user", "content": instruction})
+    return updated
+
+
+def _schema_name(schema: dict[str, Any]) -> str:
+    title = schema.get("title")
+    name = _SCHEMA_NAME_CHARS.sub("_", title).strip("_") if isinstance(title, str) else ""
+    return (name or "output")[:64]
+
+
+class LanguageModel(ModelBase):
+    """A chat model reached through litellm.
+
+    Calls retry transient failures (timeouts, HTTP 429 honouring Retry-After,
+    5xx, connection errors, malformed answers) with exponential backoff and full
+    jitter; at most ``max_concurrency`` requests are in flight per instance
+    (backoff sleeps hold no slot); answers can be cached on disk; every call is
+    accounted in `usage`.
+
+    Structured output goes through litellm's ``response_format``. When a
+    provider answers HTTP 400 about ``response_format``, the instance falls back
+    to ``"json_object"``, then ``"none"`` (the schema is then written into the
+    last user message), and keeps that mode for later calls.
+
+    A local OpenAI-compatible server is reached with ``model="openai/<name>"``
+    and ``api_base="http://host:port/v1"`` or the ``OPENAI_API_BASE``
+    environment variable; no key is needed for it.
+
+    Args:
+        model: litellm model name, e.g. ``"openai/gpt-4o-mini"``.
+        api_base: base URL of the API (default: the provider's).
+        api_key: the key (default: the provider's environment variable). Never
+            saved in a config, never logged.
+        temperature: sampling temperature (default: the provider's).
+        max_tokens: completion token limit (default: the provider's).
+        timeout: seconds one request may take (default 120).
+        max_retries: retries after the first attempt (default 5).
+        backoff_base: first backoff ceiling, seconds (default 0.5).
+        backoff_max: largest backoff, seconds, Retry-After aside (default 30).
+        max_concurrency: requests in flight at once (default 8).
+        cache_dir: directory of the on-disk answer cache (default: no cache).
+        structured_output: ``"json_schema"`` (default), ``"json_object"`` or
+            ``"none"``: how a schema is requested from the provider.
+        **litellm_kwargs: passed to ``litellm.acompletion`` on every request.
+
+    Example:
+        ```python
+        lm = LanguageModel("openai/gpt-4o-mini", temperature=0.2)
+        answer = await lm(
+            [{"role": "user", "content": "What is the capital of France?"}],
+            schema={"type": "object", "properties": {"answer": {"type": "string"}}},
+        )
+        print(answer["answer"], lm.usage.total_tokens)
+        ```
+    """
+
+    _kind = "language model"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        timeout: float = 120.0,
+        max_retries: int = 5,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        max_concurrency: int = 8,
+        cache_dir: str | os.PathLike[str] | None = None,
+        structured_output: StructuredOutput = "json_schema",
+        **litellm_kwargs: Any,
+    ) -> None:
+        for reserved in ("response_format", "temperature", "max_tokens", "timeout"):
+            if reserved in litellm_kwargs:
+                raise ValueError(f"`{reserved}` is set by LanguageModel itself")
+        super().__init__(
+            model,
+            api_base=api_base,
+            api_key=api_key,
+            timeout=timeout,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            backoff_max=backoff_max,
+            max_concurrency=max_concurrency,
+            cache_dir=cache_dir,
+            litellm_kwargs=litellm_kwargs,
+        )
+        if temperature is not None and temperature < 0:
+            raise ValueError(f"`temperature` must be >= 0, got {temperature}")
+        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
+            raise ValueError(f"`max_tokens` must be an int >= 1, got {max_tokens!r}")
+        if structured_output not in _STRUCTURED_OUTPUT_MODES:
+            raise ValueError(
+                f"`structured_output` must be one of {list(_STRUCTURED_OUTPUT_MODES)}, "
+                f"got {structured_output!r}"
+            )
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.structured_output: StructuredOutput = structured_output
+        self._mode: StructuredOutput = structured_output
+        self._cache = DiskCache(self.cache_dir) if self.cache_dir is not None else None
+        self._unpriced: set[str] = set()
+
+    @property
+    def effective_structured_output(self) -> StructuredOutput:
+        """The structured-output mode in use, after any fallback the provider forced."""
+        return self._mode
+
+    async def __call__(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        schema: dict[str, Any] | None = None,
+        validate: Callable[[dict[str, Any]], object] | None = None,
+        temperature: float | None = None,
+    ) -> dict[str, Any] | str:
+        """Ask the model.
+
+        Args:
+            messages: chat messages, ``[{"role": ..., "content": ...}, ...]``.
+            schema: a JSON schema; the answer is then parsed into a dict.
+            validate: called with the parsed dict; any exception it raises makes
+                the answer invalid (retried like malformed JSON).
+            temperature: overrides the instance's temperature for this call.
+
+        Returns:
+            The parsed JSON object when ``schema`` is given, else the text.
+
+        Raises:
+            LanguageModelError: or a subclass, once retries are exhausted or the
+                error cannot be retried; the message names the model, the cause
+                and the number of attempts.
+        """
+        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+            raise TypeError("`messages` must be a list of {'role': ..., 'content': ...} dicts")
+        if schema is not None and not isinstance(schema, dict):
+            raise TypeError(f"`schema` must be a dict (a JSON schema), got {type(schema).__name__}")
+        if temperature is not None and temperature < 0:
+            raise ValueError(f"`temperature` must be >= 0, got {temperature}")
+        effective_temperature = self.temperature if temperature is None else temperature
+
+        def finish(response: ChatResponse) -> dict[str, Any] | str:
+            return self._check_answer(response.text, schema, validate)
+
+        key: str | None = None
+        if self._cache is not None:
+            key = self._cache_key(messages, schema, effective_temperature)
+            hit = await self._cached_answer(key, schema, validate)
+            if hit is not MISSING:
+                return cast(dict[str, Any] | str, hit)
+
+        async def send() -> ChatResponse:
+            return await self._transport(
+                self._build_request(messages, schema, effective_temperature)
+            )
+
+        answer = await self._call_with_retries(send, finish, adapt=self._fall_back)
+        if self._cache is not None and key is not None:
+            await asyncio.to_thread(
+                self._cache.put,
+                key,
+                answer,
+                {"model": self.model, "messages": messages, "schema": schema},
+            )
+        return answer
+
+    # -- the request ----------------------------------------------------------
+
+    def _build_request(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        temperature: float | None,
+    ) -> ChatRequest:
+        response_format: dict[str, Any] | None = None
+        if schema is not None:
+            if self._mode == "json_schema":
+                response_format = {
+                    "type": "json_schema",
+                    "json_schema": {
+                        "name": _schema_name(schema),
+                        "schema": schema,
+                        "strict": False,
+                    },
+                }
+            else:
+                if self._mode == "json_object":
+                    response_format = {"type": "json_object"}
+                messages = _with_instruction(messages, schema_instruction(schema))
+        return ChatRequest(
+            messages=messages,
+            schema=schema,
+            response_format=response_format,
+            temperature=temperature,
+            max_tokens=self.max_tokens,
+        )
+
+    def _fall_back(self, error: LanguageModelError) -> bool:
+        if not isinstance(error, _litellm.ResponseFormatRejected) or self._mode == "none":
+            return False
+        if error.rejected != self._mode:
+            # A concurrent call already moved this instance on: resend in the current mode.
+            return True
+        previous = self._mode
+        self._mode = "json_object" if previous == "json_schema" else "none"
+        logger.warning(
+            "%s rejected response_format %r; falling back to %r for this model: %s",
+            self.model,
+            previous,
+            self._mode,
+            error,
+        )
+        return True
+
+    def _check_answer(
+        self,
+        text: str | None,
+        schema: dict[str, Any] | None,
+        validate: Callable[[dict[str, Any]], object] | None,
+    ) -> dict[str, Any] | str:
+        if text is None:
+            raise InvalidResponseError("the answer had no text content", model=self.model)
+        if schema is None:
+            return text
+        try:
+            value = parse_json_object(text)
+        except ValueError as error:
+            raise InvalidResponseError(
+                f"invalid JSON answer: {error}; the answer began {quote_start(text)}",
+                model=self.model,
+            ) from None
+        if validate is not None:
+            try:
+                validate(value)
+            except Exception as error:
+                raise InvalidResponseError(
+                    f"the answer failed validation: {type(error).__name__}: {error}; "
+                    f"the answer began {quote_start(text)}",
+                    model=self.model,
+                ) from error
+        return value
+
+    # -- cache ----------------------------------------------------------------
+
+    def _cache_key(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        temperature: float | None,
+    ) -> str:
+        return request_key(
+            {
+                "kind": "chat",
+                "model": self.model,
+                "api_base": _litellm.effective_api_base(self.model, self.api_base),
+                "messages": messages,
+                "schema": schema,
+                "temperature": temperature,
+                "max_tokens": self.max_tokens,
+                "kwargs": public_kwargs(self.litellm_kwargs),
+            }
+        )
+
+    async def _cached_answer(
+        self,
+        key: str,
+        schema: dict[str, Any] | None,
+        validate: Callable[[dict[str, Any]], object] | None,
+    ) -> Any:
+        assert self._cache is not None
+        started_at, clock = time.time(), time.perf_counter()
+        value = await asyncio.to_thread(self._cache.get, key)
+        if value is MISSING:
+            return MISSING
+        if schema is None:
+            if not isinstance(value, str):
+                return MISSING
+        else:
+            if not isinstance(value, dict):
+                return MISSING
+            if validate is not None:
+                try:
+                    validate(value)
+                except Exception:
+                    return MISSING
+        self._record_cached(started_at=started_at, latency_s=time.perf_counter() - clock)
+        return value
+
+    # -- transport ------------------------------------------------------------
+
+    async def _prepare(self) -> None:
+        await _litellm.import_litellm_async()
+
+    async def _transport(self, request: ChatRequest) -> ChatResponse:
+        """Send one request through ``litellm.acompletion``; no retries here.
+
+        Subclasses replace this to answer without a provider (see
+        `FakeLanguageModel`); everything else stays the same.
+        """
+        litellm = _litellm.import_litellm()
+        api_key = _litellm.default_api_key(self.model, self.api_base, self.api_key)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": request.messages,
+            "timeout": self.timeout,
+            "num_retries": 0,
+            **self.litellm_kwargs,
+        }
+        if self.api_base is not None:
+            kwargs["api_base"] = self.api_base
+        if api_key is not None:
+            kwargs["api_key"] = api_key
+        if request.response_format is not None:
+            kwargs["response_format"] = request.response_format
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            kwargs["max_tokens"] = request.max_tokens
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except Exception as error:
+            raise _litellm.map_error(
+                error,
+                model=self.model,
+                api_key=api_key,
+                sent_response_format=None
+                if request.response_format is None
+                else str(request.response_format.get("type")),
+            ) from error
+        try:
+            text = response.choices[0].message.content
+        except (AttributeError, IndexError, TypeError) as error:
+            raise InvalidResponseError(
+                f"the provider's answer had no choices ({error})", model=self.model
+            ) from None
+        usage = getattr(response, "usage", None)
+        return ChatResponse(
+            text=text if isinstance(text, str) else None,
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            cost=_litellm.response_cost(response, model=self.model, known_unpriced=self._unpriced),
+        )
+
+    # -- config ---------------------------------------------------------------
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments, JSON-compatible; the API key is never included."""
+        return {
+            **self._base_config(),
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "structured_output": self.structured_output,
+            **public_kwargs(self.litellm_kwargs),
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> LanguageModel:
+        """Rebuild a model from `get_config` output."""
+        return cls(**copy.deepcopy(config))
+
+
+__all__ = ["ChatRequest", "ChatResponse", "LanguageModel"]

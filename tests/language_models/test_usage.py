@@ -1,0 +1,76 @@
+"""Usage: exact aggregates, bounded records, listeners, snapshots."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from optimizer_core.language_models import CallRecord, Usage
+
+
+def record(**overrides: object) -> CallRecord:
+    fields: dict[str, object] = {
+        "model": "m",
+        "started_at": 0.0,
+        "latency_s": 0.5,
+        "prompt_tokens": 10,
+        "completion_tokens": 5,
+        "cost": 0.25,
+    }
+    fields.update(overrides)
+    return CallRecord(**fields)  # type: ignore[arg-type]
+
+
+def test_aggregates_stay_exact_when_records_are_dropped() -> None:
+    usage = Usage(max_records=3)
+    for _ in range(10):
+        usage.record(record())
+    usage.record(record(ok=False, error="boom", attempts=3))
+    usage.record(record(cached=True, attempts=0, prompt_tokens=0, completion_tokens=0, cost=0.0))
+    assert len(usage.records) == 3
+    assert usage.calls == 12
+    assert usage.failures == 1
+    assert usage.retries == 2
+    assert usage.cached_calls == 1
+    assert usage.prompt_tokens == 110
+    assert usage.completion_tokens == 55
+    assert usage.total_tokens == 165
+    assert usage.cost == pytest.approx(2.75)
+    assert usage.total_latency_s == pytest.approx(6.0)
+
+
+def test_snapshot_is_json_and_reset_zeroes_it() -> None:
+    usage = Usage()
+    usage.record(record())
+    snapshot = usage.snapshot()
+    assert json.loads(json.dumps(snapshot)) == snapshot
+    assert snapshot["calls"] == 1 and snapshot["mean_latency_s"] == 0.5
+    usage.reset()
+    assert usage.calls == 0 and usage.records == [] and usage.cost == 0.0
+
+
+def test_in_flight_tracks_the_peak() -> None:
+    usage = Usage()
+    usage.request_started()
+    usage.request_started()
+    usage.request_finished()
+    usage.request_started()
+    usage.request_finished()
+    usage.request_finished()
+    assert usage.in_flight == 0
+    assert usage.max_in_flight == 2
+
+
+def test_remove_listener_ignores_unknown_functions() -> None:
+    usage = Usage()
+    usage.remove_listener(print)
+    seen: list[CallRecord] = []
+    usage.add_listener(seen.append)
+    usage.record(record())
+    assert seen[0].to_dict()["prompt_tokens"] == 10
+
+
+def test_max_records_is_validated() -> None:
+    with pytest.raises(ValueError, match="`max_records`"):
+        Usage(max_records=0)
