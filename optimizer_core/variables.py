@@ -15,6 +15,7 @@ from typing import Any
 from optimizer_core.datamodels import DataModel, JsonDict
 
 BOOKKEEPING_KEYS = (
+    "current_candidate",
     "predictions",
     "candidates",
     "best_candidates",

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from optimizer_core.optimizers.omega import OMEGA
 from optimizer_core.optimizers.optimizer import Optimizer
 from optimizer_core.optimizers.random_few_shot import RandomFewShot
 from optimizer_core.saving.object_registry import deserialize_object, serialize_object
 
-__all__ = ["Optimizer", "RandomFewShot", "deserialize", "get", "serialize"]
+__all__ = ["OMEGA", "Optimizer", "RandomFewShot", "deserialize", "get", "serialize"]
 
-ALL_OBJECTS: dict[str, Any] = {"RandomFewShot": RandomFewShot}
-_ALIASES = {"random_few_shot": "RandomFewShot", "randomfewshot": "RandomFewShot"}
+ALL_OBJECTS: dict[str, Any] = {"OMEGA": OMEGA, "RandomFewShot": RandomFewShot}
+_ALIASES = {
+    "random_few_shot": "RandomFewShot",
+    "randomfewshot": "RandomFewShot",
+    "omega": "OMEGA",
+}
 
 
 def serialize(optimizer: Optimizer) -> dict[str, Any]:
@@ -35,7 +40,6 @@ def get(identifier: Any) -> Optimizer:
             optimizer: Optimizer = ALL_OBJECTS[name]()
             return optimizer
         raise ValueError(
-            f"unknown optimizer {identifier!r}; known: {sorted(ALL_OBJECTS)} "
-            "(or snake_case names)"
+            f"unknown optimizer {identifier!r}; known: {sorted(ALL_OBJECTS)} (or snake_case names)"
         )
     raise TypeError(f"cannot interpret {identifier!r} as an optimizer")

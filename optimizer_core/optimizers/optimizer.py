@@ -65,6 +65,9 @@ class Optimizer:
         self.built = False
         self._next_id = 0
         self.event_sink: Callable[[str, JsonDict], Awaitable[None]] | None = None
+        # The program being trained (set by fit); optimizers that rewrite
+        # instructions show its description to their language model.
+        self.program: Any = None
 
     # Lifecycle ------------------------------------------------------------------------------
 
@@ -154,7 +157,8 @@ class Optimizer:
         wanted = variable.get("current_candidate")
         for candidate in variable.get("best_candidates") or []:
             if candidate["id"] == wanted:
-                return candidate
+                found: JsonDict = candidate
+                return found
         return None
 
     def add_to_population(self, variable: Variable, candidate: JsonDict) -> None:
@@ -241,7 +245,10 @@ def credit(candidate: JsonDict, reward: float) -> None:
 
 def candidate_sort_key(candidate: JsonDict) -> tuple[float, int]:
     reward = candidate.get("reward")
-    return (-math.inf if reward is None else float(reward), int(candidate.get("nb_evaluations") or 0))
+    return (
+        -math.inf if reward is None else float(reward),
+        int(candidate.get("nb_evaluations") or 0),
+    )
 
 
 def value_key(value: JsonDict) -> str:

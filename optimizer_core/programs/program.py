@@ -72,13 +72,12 @@ class Program(Trainer):
             if id(symbol) in seen:
                 return
             module = symbol.node.module
-            if isinstance(module, InputLayer):
-                if id(symbol) not in input_ids:
-                    raise GraphDisconnectedError(
-                        f"program {self.name!r}: output depends on Input {module.name!r} "
-                        f"({module.data_model.__name__}) which is not in `inputs` "
-                        f"(path: {' <- '.join([*path, module.name])})"
-                    )
+            if isinstance(module, InputLayer) and id(symbol) not in input_ids:
+                raise GraphDisconnectedError(
+                    f"program {self.name!r}: output depends on Input {module.name!r} "
+                    f"({module.data_model.__name__}) which is not in `inputs` "
+                    f"(path: {' <- '.join([*path, module.name])})"
+                )
             for parent in symbol.node.inbound:
                 visit(parent, [*path, module.name])
             seen.add(id(symbol))
@@ -179,7 +178,9 @@ class Program(Trainer):
             if any(arg is None for arg in args):
                 values[id(symbol)] = None
                 continue
-            values[id(symbol)] = await module(args[0] if len(args) == 1 else args, training=training)
+            values[id(symbol)] = await module(
+                args[0] if len(args) == 1 else args, training=training
+            )
         results = [values[id(symbol)] for symbol in self.outputs]
         return results[0] if self._single_output else results
 
@@ -210,7 +211,9 @@ class Program(Trainer):
                 out.write(line + "\n")
         out.write(line + "\n")
         trainable = len(self.trainable_variables)
-        out.write(f"Trainable variables: {trainable}  Non-trainable: {len(self.variables) - trainable}\n")
+        out.write(
+            f"Trainable variables: {trainable}  Non-trainable: {len(self.variables) - trainable}\n"
+        )
         text = out.getvalue()
         (print_fn or print)(text.rstrip("\n"))
         return text
@@ -346,7 +349,7 @@ class Program(Trainer):
         )
 
     def load_variables(self, filepath: str | os.PathLike[str]) -> None:
-        """Read variables written by `save_variables` (or a whole program file) into this program."""
+        """Read variables written by `save_variables` (or a program file) into this program."""
         path = _json_path(filepath, "filepath")
         document = _read_json(path)
         if document.get("kind") == "optimizer_core.program":
@@ -368,7 +371,9 @@ def _as_symbol_list(value: Any, argument: str) -> list[SymbolicDataModel]:
         raise GraphDisconnectedError(f"`{argument}` must name at least one symbolic data model")
     for item in items:
         if not isinstance(item, SymbolicDataModel):
-            hint = " (did you forget `await` before the module call?)" if _is_coroutine(item) else ""
+            hint = (
+                " (did you forget `await` before the module call?)" if _is_coroutine(item) else ""
+            )
             raise TypeError(
                 f"`{argument}` must be symbolic data models from Input() or module calls, "
                 f"got {type(item).__name__}{hint}"

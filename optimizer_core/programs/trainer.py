@@ -169,7 +169,9 @@ class Trainer:
         if validation_data is not None:
             if not isinstance(validation_data, tuple | list) or len(validation_data) != 2:
                 raise ValueError("`validation_data` must be a tuple (x_val, y_val)")
-            x_val, y_val = self._check_xy(*validation_data, "validation_data[0]", "validation_data[1]")
+            x_val, y_val = self._check_xy(
+                *validation_data, "validation_data[0]", "validation_data[1]"
+            )
             x_train, y_train = x_rows, y_rows
         elif validation_split > 0:
             split_at = int(len(x_rows) * (1.0 - validation_split))
@@ -188,6 +190,7 @@ class Trainer:
         cbs = self._callback_list(callbacks, verbose, epochs=epochs, steps=steps)
         optimizer = self.optimizer
         optimizer.event_sink = cbs.on_optimizer_event
+        optimizer.program = program
         trainable = program.trainable_variables
         if not optimizer.built:
             await optimizer.build(trainable)
@@ -216,7 +219,7 @@ class Trainer:
                     yb = [y_train[i] for i in index]
                     results = await self._run_batch(xb, yb, training=True)
                     failures += sum(r.output is None for r in results)
-                    self._record_predictions(results)
+                    self._record_predictions(results, yb)
                     batch_reward = _mean([r.reward for r in results])
                     batch_rewards.append(batch_reward)
                     if has_val:
@@ -368,9 +371,7 @@ class Trainer:
             raise DataError(f"`{y_name}` is required")
         y_rows = list(y)
         if len(y_rows) != len(x_rows):
-            raise DataError(
-                f"`{x_name}` has {len(x_rows)} rows but `{y_name}` has {len(y_rows)}"
-            )
+            raise DataError(f"`{x_name}` has {len(x_rows)} rows but `{y_name}` has {len(y_rows)}")
         fields = set(self._self().output_data_model.model_fields)
         for i, row in enumerate(y_rows):
             try:
@@ -407,7 +408,9 @@ class Trainer:
         for metric in self.metrics:
             await metric.update_state(y_true, result.output)
 
-    async def _run_batch(self, xb: list[Any], yb: list[Any], *, training: bool) -> list[SampleResult]:
+    async def _run_batch(
+        self, xb: list[Any], yb: list[Any], *, training: bool
+    ) -> list[SampleResult]:
         results = list(await asyncio.gather(*(self._predict_one(r, training=training) for r in xb)))
         self._check_failures(results)
         # Rewards may call a judge model, so they run concurrently too (in row order).
@@ -439,17 +442,23 @@ class Trainer:
                     model=cause.model,
                 ) from cause
 
-    def _record_predictions(self, results: list[SampleResult]) -> None:
+    def _record_predictions(self, results: list[SampleResult], y_true: list[Any]) -> None:
         from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS
 
         program = self._self()
         by_module: dict[str, list[JsonDict]] = {}
-        for result in results:
+        for result, target in zip(results, y_true, strict=True):
             for entry in result.trace:
                 if entry.get("outputs") is None:
                     continue
                 by_module.setdefault(entry["module"], []).append(
-                    {"inputs": entry["inputs"], "outputs": entry["outputs"], "reward": result.reward}
+                    {
+                        "inputs": entry["inputs"],
+                        "outputs": entry["outputs"],
+                        "reward": result.reward,
+                        # The program's target, so an optimizer can show what was expected.
+                        "ground_truth": to_json(target),
+                    }
                 )
         for module_name, scored in by_module.items():
             for variable in program.get_module(module_name).trainable_variables:

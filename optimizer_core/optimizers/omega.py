@@ -1,0 +1,726 @@
+"""OMEGA: evolve trainable variables with mutations and crossovers written by a language model."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import pydantic
+from pydantic import Field
+
+from optimizer_core.datamodels import DataModel, JsonDict
+from optimizer_core.exceptions import LanguageModelError, SerializationError
+from optimizer_core.optimizers import dns
+from optimizer_core.optimizers.optimizer import candidate_sort_key, softmax, value_key
+from optimizer_core.optimizers.random_few_shot import RandomFewShot
+from optimizer_core.variables import Variable
+
+logger = logging.getLogger("optimizer_core")
+
+DistanceFunction = Callable[..., Awaitable[float]]
+"""``async fn(value_1, value_2, embedding_model=..., **kwargs) -> float``."""
+
+ALGORITHMS = ("dns", "ga")
+SELECTIONS = ("softmax", "best", "random")
+
+RECENT_PREDICTIONS = 64
+"""How many of the latest scored predictions the language model's shown examples come from."""
+NB_SHOWN_PREDICTIONS = 3
+"""How many best and how many worst predictions the language model sees."""
+
+# Keys the base optimizer writes into a variable's JSON that are not listed as bookkeeping.
+_ENGINE_KEYS = frozenset({"current_candidate"})
+
+
+class ScoredPrediction(DataModel):
+    """One prediction of the module that owns the variable, with the reward it earned."""
+
+    inputs: JsonDict | None = Field(description="What the module received")
+    outputs: JsonDict | None = Field(description="What the module answered")
+    ground_truth: JsonDict | None = Field(
+        default=None, description="The expected output of the program, when known"
+    )
+    reward: float = Field(description="The reward of this prediction (higher is better)")
+
+
+class MutationInputs(DataModel):
+    """What the mutation program sees."""
+
+    program_description: str = Field(description="What the whole program does")
+    variable_name: str = Field(description="The name of the variable to improve")
+    guidance: str = Field(description="Task-specific guidance from the user (may be empty)")
+    current_variable: JsonDict = Field(description="The variable to improve")
+    best_predictions: list[ScoredPrediction] = Field(
+        description="Recent predictions with the highest rewards: keep them working"
+    )
+    worst_predictions: list[ScoredPrediction] = Field(
+        description="Recent predictions with the lowest rewards: fix what makes them fail"
+    )
+
+
+class CrossoverInputs(MutationInputs):
+    """What the crossover program sees: two good versions of the variable."""
+
+    other_variable: JsonDict = Field(description="Another well-scored version of the variable")
+
+
+_CONTEXT = (
+    "You are part of an optimizer that improves the JSON variables of a language-model "
+    "program. A variable is what a module of the program reads: its instructions, a plan, "
+    "rules, code or any other JSON. You see what the program is for, the variable, and "
+    "recent predictions of the module with their rewards (and the expected output when "
+    "it is known)."
+)
+
+
+def mutation_instructions(keys: Sequence[str]) -> str:
+    """The system prompt of the mutation program."""
+    return (
+        f"{_CONTEXT}\n\n"
+        "Write an improved version of `current_variable`.\n"
+        "- Work out what the `worst_predictions` get wrong and change the variable to fix "
+        "it; keep what makes the `best_predictions` succeed.\n"
+        "- Change one aspect at a time and say why in your thinking.\n"
+        "- Stay general: the variable must work for every input of the task, not only the "
+        "ones shown. Keep any general information it already holds.\n"
+        "- Keep it about as long as it is: reword or merge rather than pile up rules.\n"
+        "- Follow `guidance` when it is given.\n"
+        f"- Answer with every one of these keys: {json.dumps(list(keys))}."
+    )
+
+
+def crossover_instructions(keys: Sequence[str]) -> str:
+    """The system prompt of the crossover program."""
+    return (
+        f"{_CONTEXT}\n\n"
+        "Merge `current_variable` and `other_variable`, two well-scored versions of the same "
+        "variable, into one better version.\n"
+        "- Take from each what makes it work; use the `worst_predictions` to decide what the "
+        "merge must fix and the `best_predictions` to see what it must keep.\n"
+        "- Merge overlapping rules into one instead of concatenating them; the result must "
+        "not be longer than the longer of the two.\n"
+        "- Stay general: the variable must work for every input of the task.\n"
+        "- Follow `guidance` when it is given.\n"
+        f"- Answer with every one of these keys: {json.dumps(list(keys))}."
+    )
+
+
+class OMEGA(RandomFewShot):
+    """OptiMizEr as Genetic Algorithm: evolve trainable variables with LM-written variations.
+
+    Each training step OMEGA picks one trainable variable, favouring the one
+    whose predictions earn the least (a variable it has never picked goes
+    first; then probability ∝ ``exp(-avg_reward / selection_temperature)``,
+    where ``avg_reward = cumulative_reward / nb_visit``), and proposes one new
+    value for it:
+
+    - **mutation**: a parent chosen by `selection` is rewritten by a
+      ChainOfThought program that sees the program's description, the
+      variable, `instructions`, and the best and worst recent predictions;
+    - **crossover**, with probability ``min(1, merging_rate * epoch)``: two
+      distinct parents chosen by `selection` are merged by a second
+      ChainOfThought program (mutation when the population has one candidate).
+
+    The language model writes the variable's trainable fields and its answer is
+    validated against the variable's schema (its ``data_model``; a variable
+    without one gets a schema inferred from its value). A field named
+    ``examples`` is not written by the model: with `few_shot_learning` it is
+    re-sampled from the scored predictions as `RandomFewShot` does, otherwise
+    the parent's examples are kept. An answer that still fails after the
+    language model's retries is skipped with a warning and training goes on.
+
+    At each epoch end the populations compete (`algorithm="dns"`): Dominated
+    Novelty Search scores every candidate by its mean distance to its
+    `k_nearest_fitter` nearest strictly fitter candidates (1.0 when none is
+    fitter), keeps those at or above the median score (and every candidate
+    nothing beats), then the `population_size` best by reward. The default
+    distance is the cosine distance between embeddings of the candidates'
+    trainable fields; embeddings are cached, so each value is embedded once.
+    `algorithm="ga"` keeps the `population_size` best by reward.
+
+    Observers get two events through callbacks' ``on_optimizer_event``:
+    ``"candidate"`` after each scored proposal (with its parents and
+    operation) and ``"population"`` after each competition (every candidate
+    with its ``score`` and ``kept`` flag).
+
+    The optimizer reads the program's description from ``optimizer.program``
+    when the trainer sets it.
+
+    Args:
+        language_model: the `LanguageModel` that writes mutations and crossovers (required).
+        embedding_model: the `EmbeddingModel` behind the default DNS distance (required).
+        k_nearest_fitter: fitter neighbours averaged by DNS (default 5, >= 1).
+        distance_function: ``async fn(value_1, value_2, embedding_model=..., **kwargs)``
+            returning the distance between two candidates' trainable values
+            (default: cosine distance of their embeddings). Register it with
+            ``saving.register_synalinks_serializable()`` to save the optimizer.
+        mutation_temperature: sampling temperature of the mutation program (default 0.3, > 0).
+        crossover_temperature: sampling temperature of the crossover program (default 0.3, > 0).
+        selection_temperature: softmax temperature of parent and variable selection
+            (default 0.3, > 0).
+        sampling_temperature: softmax temperature of few-shot example sampling (default 0.3, > 0).
+        few_shot_learning: re-sample ``examples`` in every proposal (default False).
+        nb_min_examples: fewest examples when sampling (default 1).
+        nb_max_examples: most examples when sampling (default 3).
+        merging_rate: crossover probability per epoch, in [0, 1] (default 0.02).
+        population_size: candidates kept per variable (default 10, >= 2).
+        algorithm: ``"dns"`` (default) or ``"ga"`` (no novelty competition).
+        selection: parent selection, ``"softmax"`` (default), ``"best"`` or ``"random"``.
+        instructions: task-specific guidance for the mutation and crossover programs.
+        seed: random seed (default None).
+        name: a name for logs.
+
+    Example:
+        ```python
+        optimizer = OMEGA(
+            language_model=LanguageModel(model="openai/gpt-4o-mini"),
+            embedding_model=EmbeddingModel(model="openai/text-embedding-3-small"),
+            population_size=20,
+            instructions="Focus on edge cases and robustness",
+        )
+        program.compile(reward=ExactMatch(in_mask=["answer"]), optimizer=optimizer)
+        ```
+
+    References:
+        - Bahlous-Boldi et al., "Dominated Novelty Search: Rethinking Local
+          Competition in Quality-Diversity" (2025), https://arxiv.org/abs/2502.00593
+        - Agrawal et al., "GEPA: Reflective Prompt Evolution Can Outperform
+          Reinforcement Learning" (2025), https://arxiv.org/abs/2507.19457
+    """
+
+    def __init__(
+        self,
+        *,
+        language_model: Any = None,
+        embedding_model: Any = None,
+        k_nearest_fitter: int = 5,
+        distance_function: DistanceFunction | None = None,
+        mutation_temperature: float = 0.3,
+        crossover_temperature: float = 0.3,
+        selection_temperature: float = 0.3,
+        sampling_temperature: float = 0.3,
+        few_shot_learning: bool = False,
+        nb_min_examples: int = 1,
+        nb_max_examples: int = 3,
+        merging_rate: float = 0.02,
+        population_size: int = 10,
+        algorithm: str = "dns",
+        selection: str = "softmax",
+        instructions: str | None = None,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> None:
+        from optimizer_core.language_models import EmbeddingModel, LanguageModel
+
+        if language_model is None:
+            raise ValueError(
+                "`language_model` is required: OMEGA's mutations and crossovers are "
+                "written by it (e.g. LanguageModel(model='openai/gpt-4o-mini'))"
+            )
+        if embedding_model is None:
+            raise ValueError(
+                "`embedding_model` is required: Dominated Novelty Search measures how "
+                "different candidates are with it "
+                "(e.g. EmbeddingModel(model='openai/text-embedding-3-small'))"
+            )
+        if not isinstance(language_model, LanguageModel):
+            raise TypeError(
+                f"`language_model` must be a LanguageModel, got {type(language_model).__name__}"
+            )
+        if not isinstance(embedding_model, EmbeddingModel):
+            raise TypeError(
+                f"`embedding_model` must be an EmbeddingModel, got {type(embedding_model).__name__}"
+            )
+        for argument, value in (
+            ("mutation_temperature", mutation_temperature),
+            ("crossover_temperature", crossover_temperature),
+            ("selection_temperature", selection_temperature),
+            ("sampling_temperature", sampling_temperature),
+        ):
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"`{argument}` must be > 0, got {value!r}")
+        if distance_function is not None and not _is_async_callable(distance_function):
+            raise TypeError(
+                "`distance_function` must be an async function "
+                "(async def distance(c1, c2, embedding_model=None, **kwargs)), "
+                f"got {distance_function!r}"
+            )
+        if (
+            not isinstance(k_nearest_fitter, int)
+            or isinstance(k_nearest_fitter, bool)
+            or k_nearest_fitter < 1
+        ):
+            raise ValueError(f"`k_nearest_fitter` must be an int >= 1, got {k_nearest_fitter!r}")
+        if (
+            not isinstance(merging_rate, int | float)
+            or isinstance(merging_rate, bool)
+            or not 0.0 <= merging_rate <= 1.0
+        ):
+            raise ValueError(f"`merging_rate` must be in [0, 1], got {merging_rate!r}")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"`algorithm` must be one of {list(ALGORITHMS)}, got {algorithm!r}")
+        if selection not in SELECTIONS:
+            raise ValueError(f"`selection` must be one of {list(SELECTIONS)}, got {selection!r}")
+        if instructions is not None and not isinstance(instructions, str):
+            raise TypeError(f"`instructions` must be a string, got {type(instructions).__name__}")
+        super().__init__(
+            few_shot_learning=few_shot_learning,
+            nb_min_examples=nb_min_examples,
+            nb_max_examples=nb_max_examples,
+            sampling_temperature=sampling_temperature,
+            population_size=population_size,
+            seed=seed,
+            name=name,
+        )
+        self.language_model: LanguageModel = language_model
+        self.embedding_model: EmbeddingModel = embedding_model
+        self.k_nearest_fitter = k_nearest_fitter
+        self.distance_function = distance_function
+        self.mutation_temperature = float(mutation_temperature)
+        self.crossover_temperature = float(crossover_temperature)
+        self.selection_temperature = float(selection_temperature)
+        self.merging_rate = float(merging_rate)
+        self.algorithm = algorithm
+        self.selection = selection
+        self.instructions = instructions
+        self.program: Any = None
+        """The program being trained (the trainer sets it); its description guides the LM."""
+        self.selections: dict[str, int] = {}
+        self.operations: dict[str, int] = {"mutation": 0, "crossover": 0, "failed": 0}
+        self.last_competition: dict[str, list[JsonDict]] = {}
+        self._embeddings: dict[str, list[float]] = {}
+        self._programs: dict[str, Any] = {}
+
+    # Selection ------------------------------------------------------------------------------
+
+    def select_variable(self, trainable_variables: Sequence[Variable]) -> Variable:
+        """The variable to work on this step, favouring the worst-performing one.
+
+        A variable OMEGA has never picked, or whose module has never been scored,
+        comes first (in program order). Otherwise the probability of a variable is
+        proportional to ``exp(-avg_reward / selection_temperature)``; a variable
+        still unscored after being picked counts as ``avg_reward = 0``.
+        """
+        if not trainable_variables:
+            raise ValueError("there is no trainable variable to select")
+        for variable in trainable_variables:
+            if self.selections.get(variable.name, 0) == 0:
+                return variable
+        weights = softmax(
+            [-average_reward(v) for v in trainable_variables], self.selection_temperature
+        )
+        return self.rng.choices(list(trainable_variables), weights=weights, k=1)[0]
+
+    def select_parents(self, variable: Variable, count: int = 1) -> list[JsonDict]:
+        """``count`` distinct candidates of the population, each drawn by `selection`."""
+        population: list[JsonDict] = list(variable.get("best_candidates") or [])
+        chosen: list[JsonDict] = []
+        for _ in range(min(count, len(population))):
+            taken = {c["id"] for c in chosen}
+            pool = [c for c in population if c["id"] not in taken]
+            chosen.append(self._pick(pool))
+        return chosen
+
+    def _pick(self, pool: list[JsonDict]) -> JsonDict:
+        if self.selection == "random":
+            return self.rng.choice(pool)
+        if self.selection == "best":
+            return max(pool, key=candidate_sort_key)
+        weights = softmax([float(c.get("reward") or 0.0) for c in pool], self.selection_temperature)
+        return self.rng.choices(pool, weights=weights, k=1)[0]
+
+    @property
+    def crossover_probability(self) -> float:
+        """``min(1, merging_rate * epoch)``: 0 in the first epoch, growing after."""
+        return min(1.0, self.merging_rate * self.epochs)
+
+    def choose_operation(self, variable: Variable) -> str:
+        """``"crossover"`` with `crossover_probability` given two parents, else ``"mutation"``."""
+        draw = self.rng.random()
+        population = variable.get("best_candidates") or []
+        if draw < self.crossover_probability and len(population) >= 2:
+            return "crossover"
+        return "mutation"
+
+    # Proposals ------------------------------------------------------------------------------
+
+    async def propose_candidates(
+        self, step: int, trainable_variables: list[Variable]
+    ) -> list[tuple[Variable, JsonDict, list[str], str]]:
+        if not trainable_variables:
+            return []
+        variable = self.select_variable(trainable_variables)
+        self.selections[variable.name] = self.selections.get(variable.name, 0) + 1
+        operation = self.choose_operation(variable)
+        parents = self.select_parents(variable, 2 if operation == "crossover" else 1)
+        if not parents:
+            return []
+        value = await self._vary(variable, operation, parents, step)
+        if value is None:
+            self.operations["failed"] += 1
+            return []
+        self.operations[operation] += 1
+        return [(variable, value, [p["id"] for p in parents], operation)]
+
+    async def _vary(
+        self, variable: Variable, operation: str, parents: list[JsonDict], step: int
+    ) -> JsonDict | None:
+        """The new trainable value, or None (with a warning) when the LM gave nothing valid."""
+        full_model = variable_model(variable)
+        written = [k for k in full_model.model_fields if k != "examples"]
+        base: JsonDict = dict(parents[0]["value"])
+        if written:
+            output = await self._ask(variable, operation, parents, full_model, written)
+            if output is None:
+                await self._skip(
+                    variable,
+                    operation,
+                    step,
+                    "the language model gave no valid answer after its retries",
+                )
+                return None
+            base.update({k: output[k] for k in written if k in output})
+        elif not self.few_shot_learning:
+            return None
+        if "examples" in full_model.model_fields and self.few_shot_learning:
+            examples = self.sample_examples(variable)
+            if examples is not None:
+                base["examples"] = examples
+        try:
+            return full_model.model_validate(base).get_json()
+        except pydantic.ValidationError as error:
+            await self._skip(variable, operation, step, f"invalid value: {error}")
+            return None
+
+    async def _ask(
+        self,
+        variable: Variable,
+        operation: str,
+        parents: list[JsonDict],
+        full_model: type[DataModel],
+        written: list[str],
+    ) -> JsonDict | None:
+        from optimizer_core.modules.module import TRACE
+
+        program = await self._program_for(operation, full_model, written)
+        best, worst = shown_predictions(variable)
+        fields: JsonDict = {
+            "program_description": str(getattr(self.program, "description", None) or ""),
+            "variable_name": variable.name,
+            "guidance": self.instructions or "",
+            "current_variable": {k: parents[0]["value"].get(k) for k in written},
+            "best_predictions": best,
+            "worst_predictions": worst,
+        }
+        inputs: DataModel
+        if operation == "crossover":
+            inputs = CrossoverInputs(
+                **fields, other_variable={k: parents[1]["value"].get(k) for k in written}
+            )
+        else:
+            inputs = MutationInputs(**fields)
+        # The optimizer's own calls must not land in a training trace.
+        token = TRACE.set(None)
+        try:
+            output = await program(inputs)
+        except LanguageModelError:
+            output = None
+        finally:
+            TRACE.reset(token)
+        if output is None:
+            return None
+        result: JsonDict = output.get_json()
+        return result
+
+    async def _skip(self, variable: Variable, operation: str, step: int, reason: str) -> None:
+        logger.warning(
+            "OMEGA %s of variable %r skipped at step %d: %s", operation, variable.name, step, reason
+        )
+        await self.emit(
+            "proposal_skipped",
+            {"variable": variable.name, "operation": operation, "step": step, "reason": reason},
+        )
+
+    async def _program_for(
+        self, operation: str, full_model: type[DataModel], written: list[str]
+    ) -> Any:
+        """The mutation or crossover program for a variable schema, built once."""
+        from optimizer_core.modules import ChainOfThought, Input
+        from optimizer_core.programs import Program
+
+        whole = written == list(full_model.model_fields)
+        output_model = full_model if whole else submodel(full_model, written)
+        key = operation + json.dumps(output_model.model_json_schema(), sort_keys=True)
+        if key in self._programs:
+            return self._programs[key]
+        crossover = operation == "crossover"
+        tag = f"omega_{operation}_{len(self._programs)}"
+        inputs = Input(
+            data_model=CrossoverInputs if crossover else MutationInputs, name=f"{tag}_inputs"
+        )
+        outputs = await ChainOfThought(
+            data_model=output_model,
+            language_model=self.language_model,
+            instructions=(crossover_instructions if crossover else mutation_instructions)(written),
+            temperature=self.crossover_temperature if crossover else self.mutation_temperature,
+            name=tag,
+        )(inputs)
+        program = Program(
+            inputs=inputs,
+            outputs=outputs,
+            name=f"{tag}_program",
+            description="Merge two versions of a variable"
+            if crossover
+            else "Improve a variable of a program",
+        )
+        self._programs[key] = program
+        return program
+
+    # Competition ----------------------------------------------------------------------------
+
+    async def on_epoch_end(self, epoch: int, trainable_variables: Sequence[Variable]) -> None:
+        """Run the competition on each population (DNS, or reward only for ``"ga"``)."""
+        use_dns = self.algorithm == "dns"
+        if use_dns and self.distance_function is None:
+            try:
+                await self._embed_missing(trainable_variables)
+            except LanguageModelError as error:
+                logger.warning(
+                    "OMEGA could not embed the candidates (%s); this epoch's competition "
+                    "keeps the best by reward only",
+                    error,
+                )
+                use_dns = False
+        kept_keys: set[str] = set()
+        for variable in trainable_variables:
+            population: list[JsonDict] = list(variable.get("best_candidates") or [])
+            fitness = [_fitness(c) for c in population]
+            scores: list[float | None] = [None] * len(population)
+            eligible = set(range(len(population)))
+            if use_dns and len(population) > 1:
+                dns_scores = await self._scores(population, fitness)
+                eligible = set(dns.survivors(fitness, dns_scores))
+                scores = list(dns_scores)
+            ranked = sorted(eligible, key=lambda i: candidate_sort_key(population[i]), reverse=True)
+            kept = set(ranked[: self.population_size])
+            survivors = [population[i] for i in ranked[: self.population_size]]
+            variable.update({"best_candidates": survivors})
+            self.write_best(variable)
+            kept_keys.update(_value_hash(c["value"]) for c in survivors)
+            report = [
+                {**c, "score": scores[i], "kept": i in kept} for i, c in enumerate(population)
+            ]
+            self.last_competition[variable.name] = [
+                {"id": r["id"], "reward": r["reward"], "score": r["score"], "kept": r["kept"]}
+                for r in report
+            ]
+            await self.emit(
+                "population",
+                {
+                    "variable": variable.name,
+                    "epoch": epoch,
+                    "algorithm": "dns" if use_dns else "ga",
+                    "population": report,
+                    "kept": [c["id"] for c in survivors],
+                    "dropped": [c["id"] for i, c in enumerate(population) if i not in kept],
+                },
+            )
+        self._embeddings = {k: v for k, v in self._embeddings.items() if k in kept_keys}
+        self.epochs = epoch + 1
+
+    async def _embed_missing(self, trainable_variables: Sequence[Variable]) -> None:
+        """Embed, in one call, every candidate value not embedded yet."""
+        missing: dict[str, str] = {}
+        for variable in trainable_variables:
+            population = variable.get("best_candidates") or []
+            if len(population) < 2:
+                continue  # nothing to compete with
+            for candidate in population:
+                key = _value_hash(candidate["value"])
+                if key not in self._embeddings:
+                    missing[key] = value_key(candidate["value"])
+        if not missing:
+            return
+        vectors = await self.embedding_model(list(missing.values()))
+        self._embeddings.update(zip(missing, vectors, strict=True))
+
+    async def _scores(self, population: list[JsonDict], fitness: list[float]) -> list[float]:
+        pairs = dns.fitter_pairs(fitness)
+        if self.distance_function is None:
+            vectors = [self._embeddings[_value_hash(c["value"])] for c in population]
+            values = [dns.cosine_distance(vectors[i], vectors[j]) for i, j in pairs]
+        else:
+            function = self.distance_function
+            values = list(
+                await asyncio.gather(
+                    *(
+                        function(
+                            population[i]["value"],
+                            population[j]["value"],
+                            embedding_model=self.embedding_model,
+                        )
+                        for i, j in pairs
+                    )
+                )
+            )
+        table: dict[tuple[int, int], float] = {}
+        for (i, j), value in zip(pairs, values, strict=True):
+            table[(i, j)] = table[(j, i)] = float(value)
+        return dns.dominated_novelty_scores(
+            fitness, lambda i, j: table[(i, j)], self.k_nearest_fitter
+        )
+
+    # State and config -----------------------------------------------------------------------
+
+    def get_state(self) -> JsonDict:
+        """Counters, the random state, selection counts and the last competition's scores."""
+        return {
+            **super().get_state(),
+            "selections": dict(self.selections),
+            "operations": dict(self.operations),
+            "last_competition": json.loads(json.dumps(self.last_competition)),
+        }
+
+    def set_state(self, state: JsonDict) -> None:
+        super().set_state(state)
+        self.selections = {str(k): int(v) for k, v in (state.get("selections") or {}).items()}
+        self.operations = {"mutation": 0, "crossover": 0, "failed": 0}
+        self.operations.update({str(k): int(v) for k, v in (state.get("operations") or {}).items()})
+        self.last_competition = json.loads(json.dumps(state.get("last_competition") or {}))
+
+    def get_config(self) -> JsonDict:
+        from optimizer_core.saving.object_registry import serialize_object
+
+        distance: JsonDict | None = None
+        if self.distance_function is not None:
+            try:
+                distance = serialize_object(self.distance_function)
+            except SerializationError as error:
+                raise SerializationError(
+                    f"cannot save OMEGA's `distance_function`: {error}"
+                ) from error
+        return {
+            **super().get_config(),
+            "language_model": serialize_object(self.language_model),
+            "embedding_model": serialize_object(self.embedding_model),
+            "k_nearest_fitter": self.k_nearest_fitter,
+            "distance_function": distance,
+            "mutation_temperature": self.mutation_temperature,
+            "crossover_temperature": self.crossover_temperature,
+            "selection_temperature": self.selection_temperature,
+            "merging_rate": self.merging_rate,
+            "algorithm": self.algorithm,
+            "selection": self.selection,
+            "instructions": self.instructions,
+        }
+
+    @classmethod
+    def from_config(cls, config: JsonDict) -> OMEGA:
+        from optimizer_core import language_models
+        from optimizer_core.saving.object_registry import deserialize_object
+
+        config = dict(config)
+        for key in ("language_model", "embedding_model"):
+            if isinstance(config.get(key), dict):
+                config[key] = language_models.deserialize(config[key])
+        if isinstance(config.get("distance_function"), dict):
+            config["distance_function"] = deserialize_object(config["distance_function"])
+        return cls(**config)
+
+
+# Helpers ------------------------------------------------------------------------------------
+
+
+def average_reward(variable: Variable) -> float:
+    """``cumulative_reward / nb_visit`` of a variable (0.0 before any visit)."""
+    visits = int(variable.get("nb_visit") or 0)
+    if visits <= 0:
+        return 0.0
+    return float(variable.get("cumulative_reward") or 0.0) / visits
+
+
+def shown_predictions(variable: Variable) -> tuple[list[JsonDict], list[JsonDict]]:
+    """The best and the worst of the variable's recent scored predictions, best first."""
+    recent = list(variable.get("predictions") or [])[-RECENT_PREDICTIONS:]
+    ranked = sorted(range(len(recent)), key=lambda i: (float(recent[i].get("reward") or 0.0), i))
+    nb_worst = min(NB_SHOWN_PREDICTIONS, len(ranked) // 2)
+    nb_best = min(NB_SHOWN_PREDICTIONS, len(ranked) - nb_worst)
+    worst = ranked[:nb_worst]
+    best = list(reversed(ranked[len(ranked) - nb_best :]))
+
+    def shown(i: int) -> JsonDict:
+        prediction = recent[i]
+        truth = prediction.get("ground_truth", prediction.get("y_true"))
+        return {
+            "inputs": prediction.get("inputs"),
+            "outputs": prediction.get("outputs"),
+            "ground_truth": truth if isinstance(truth, dict) else None,
+            "reward": float(prediction.get("reward") or 0.0),
+        }
+
+    return [shown(i) for i in best], [shown(i) for i in worst]
+
+
+def variable_model(variable: Variable) -> type[DataModel]:
+    """The DataModel of a variable's trainable fields: its own, or one inferred from its value."""
+    if variable.data_model is not None:
+        return variable.data_model
+    fields: dict[str, Any] = {}
+    for key in variable.trainable_fields:
+        if key in _ENGINE_KEYS:
+            continue
+        fields[key] = (_infer_type(variable.get(key)), ...)
+    title = "".join(part.title() for part in re.split(r"[^0-9A-Za-z]+", variable.name) if part)
+    model: type[DataModel] = pydantic.create_model(
+        f"{title or 'Variable'}State", __base__=DataModel, **fields
+    )
+    return model
+
+
+def submodel(model: type[DataModel], keys: Sequence[str]) -> type[DataModel]:
+    """A DataModel with only some fields of `model` (same types and descriptions)."""
+    fields: dict[str, Any] = {
+        key: (model.model_fields[key].annotation, model.model_fields[key]) for key in keys
+    }
+    sub: type[DataModel] = pydantic.create_model(
+        model.__name__, __base__=DataModel, __doc__=model.__doc__, **fields
+    )
+    return sub
+
+
+def _infer_type(value: Any) -> Any:
+    if isinstance(value, bool):
+        return bool
+    if isinstance(value, int):
+        return int
+    if isinstance(value, float):
+        return float
+    if isinstance(value, str):
+        return str
+    if isinstance(value, list):
+        return list[Any]
+    if isinstance(value, dict):
+        return dict[str, Any]
+    return Any
+
+
+def _fitness(candidate: JsonDict) -> float:
+    reward = candidate.get("reward")
+    return float("-inf") if reward is None else float(reward)
+
+
+def _value_hash(value: JsonDict) -> str:
+    return hashlib.sha256(value_key(value).encode("utf-8")).hexdigest()
+
+
+def _is_async_callable(function: Any) -> bool:
+    if inspect.iscoroutinefunction(function):
+        return True
+    call = getattr(function, "__call__", None)  # noqa: B004 - async callable objects count too
+    return call is not None and inspect.iscoroutinefunction(call)
