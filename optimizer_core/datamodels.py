@@ -98,21 +98,24 @@ def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type
             return typing.Literal[(node["const"],)]
         for union_key in ("anyOf", "oneOf"):
             if union_key in node:
-                options = [resolve(option, f"{path}|{i}") for i, option in enumerate(node[union_key])]
+                options = [
+                    resolve(option, f"{path}|{i}") for i, option in enumerate(node[union_key])
+                ]
                 union: Any = options[0]
                 for option in options[1:]:
                     union = union | option
                 return union
         kind = node.get("type")
         if isinstance(kind, list):
-            union = None
-            for item in kind:
-                part = resolve({**node, "type": item}, path)
-                union = part if union is None else union | part
-            return union
+            parts = [resolve({**node, "type": item}, path) for item in kind]
+            combined: Any = parts[0]
+            for part in parts[1:]:
+                combined = combined | part
+            return combined
         if kind == "array":
             items = node.get("items")
-            return list[resolve(items, f"{path}[]")] if isinstance(items, dict) else list[Any]
+            item_type: Any = resolve(items, f"{path}[]") if isinstance(items, dict) else Any
+            return list[item_type]
         if kind == "object":
             if "properties" in node:
                 title = str(node.get("title") or path.rsplit(".", 1)[-1].title() or "Object")
@@ -140,7 +143,7 @@ def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type
                 annotation,
                 pydantic.Field(default=default, description=prop.get("description")),
             )
-        model: type[DataModel] = pydantic.create_model(  # type: ignore[call-overload]
+        model: type[DataModel] = pydantic.create_model(
             _identifier(title), __base__=DataModel, __doc__=node.get("description"), **fields
         )
         return model

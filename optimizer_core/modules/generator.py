@@ -123,9 +123,9 @@ class Generator(Module):
 
     # Prompt ---------------------------------------------------------------------------------
 
-    def format_messages(self, inputs: JsonDict, input_schema: JsonDict | None = None) -> list[
-        dict[str, str]
-    ]:
+    def format_messages(
+        self, inputs: JsonDict, input_schema: JsonDict | None = None
+    ) -> list[dict[str, str]]:
         state = self.state
         parts = [str(state.get("instructions") or "")]
         if self.use_inputs_schema and input_schema is not None:

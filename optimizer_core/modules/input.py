@@ -11,11 +11,11 @@ from optimizer_core.modules.module import Module, Node, SymbolicDataModel
 class InputLayer(Module):
     """The module behind `Input`; holds the expected DataModel."""
 
-    def __init__(self, *, data_model: type[DataModel], name: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *, data_model: type[DataModel], name: str | None = None, **kwargs: Any
+    ) -> None:
         if not (isinstance(data_model, type) and issubclass(data_model, DataModel)):
-            raise TypeError(
-                f"`data_model` must be a DataModel subclass, got {data_model!r}"
-            )
+            raise TypeError(f"`data_model` must be a DataModel subclass, got {data_model!r}")
         super().__init__(name=name or None, **kwargs)
         self.data_model = data_model
         self.output = SymbolicDataModel(data_model, node=Node(self, []))
@@ -37,9 +37,7 @@ class InputLayer(Module):
         return cls(**config)
 
 
-def Input(  # noqa: N802 - the guide's spelling
-    data_model: type[DataModel], *, name: str | None = None
-) -> SymbolicDataModel:
+def Input(data_model: type[DataModel], *, name: str | None = None) -> SymbolicDataModel:
     """Declare a program input of the given DataModel.
 
     Example:

@@ -47,4 +47,6 @@ def deserialize_data_model(config: Any) -> type[DataModel]:
     try:
         return data_model_from_schema(schema, name=config.get("name"))
     except ValueError as error:
-        raise SerializationError(f"cannot rebuild DataModel {config.get('name')!r}: {error}") from error
+        raise SerializationError(
+            f"cannot rebuild DataModel {config.get('name')!r}: {error}"
+        ) from error

@@ -8,6 +8,7 @@ found by their registered name ``"Package>name"``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -39,10 +40,8 @@ def register_synalinks_serializable(
     def decorator(obj: T) -> T:
         registered = f"{package}>{name or getattr(obj, '__name__', type(obj).__name__)}"
         _CUSTOM_OBJECTS[registered] = obj
-        try:
+        with contextlib.suppress(AttributeError, TypeError):
             obj._registered_name = registered  # type: ignore[attr-defined]
-        except (AttributeError, TypeError):
-            pass
         return obj
 
     return decorator

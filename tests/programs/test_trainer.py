@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 import optimizer_core as synalinks
-from optimizer_core.exceptions import AuthenticationError, DataError, InvalidResponseError, ProgramError, RewardError
+from optimizer_core.exceptions import (
+    AuthenticationError,
+    DataError,
+    InvalidResponseError,
+    ProgramError,
+    RewardError,
+)
 from tests.support import Answer, Query, build_program, capitals
 
 
@@ -109,7 +115,7 @@ async def test_best_validation_candidate_is_left_in_the_variables() -> None:
 
     await program.fit(x=x, y=y, validation_split=0.3, epochs=3, batch_size=7, verbose=0,
                       callbacks=[Snap()], seed=5)  # fmt: skip
-    best_reward, best_value = max(snapshots, key=lambda s: s[0])
+    best_reward, _ = max(snapshots, key=lambda s: s[0])
     final = program.trainable_variables[0].get_trainable_json()
     assert final == next(v for r, v in snapshots if r == best_reward)
 
