@@ -1,0 +1,467 @@
+"""Fit-overhead benchmark: optimizer_core against the reference library synalinks.
+
+Runs `bench/fit_overhead/workload.py` (one training script, the training
+guide's program) in each library's own interpreter against one local scripted
+OpenAI-compatible server, once with no server latency and once with 100 ms per
+request, and prints side by side: the wall time of ``fit``, the LM calls the
+server counted, the most requests it had in flight, the client's CPU time per
+LM call, and the final rewards. The table also goes to
+``bench/results/fit_overhead.json``.
+
+    .venv/bin/python bench/run_fit_bench.py            # both libraries, ~2-3 min
+    .venv/bin/python bench/run_fit_bench.py --libs synalinks --latencies 0.1
+
+The reference library lives in ``bench/.venv-ref`` (Python 3.12), built on
+first use by ``bench/setup_reference.sh``. The server runs in this process, in a
+background thread, so its counters are read directly; the workloads are
+separate processes, so their CPU time is the client's alone.
+
+A benchmark reports, it does not judge: the exit status is 0 whatever the
+figures, and non-zero only when the benchmark itself could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import itertools
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+WORKLOAD = BENCH / "fit_overhead" / "workload.py"
+SETUP_SCRIPT = BENCH / "setup_reference.sh"
+REF_PYTHON = BENCH / ".venv-ref" / "bin" / "python"
+DEFAULT_OUTPUT = BENCH / "results" / "fit_overhead.json"
+
+LIBS = ("optimizer_core", "synalinks")
+CPU_TARGET = 1 / 5
+WALL_TARGET = 1 / 2
+
+
+def our_python() -> Path:
+    venv_python = ROOT / ".venv" / "bin" / "python"
+    return venv_python if venv_python.exists() else Path(sys.executable)
+
+
+def interpreter(lib: str) -> Path:
+    return our_python() if lib == "optimizer_core" else REF_PYTHON
+
+
+def workload_env(lib: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    env.setdefault("OPENAI_API_KEY", "sk-bench-scripted")
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.pop("PYTHONPATH", None)
+    if lib == "optimizer_core":
+        env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def setup_reference() -> bool:
+    """Build bench/.venv-ref if needed; False (and a message) when that fails."""
+    started = time.perf_counter()
+    done = subprocess.run(["bash", str(SETUP_SCRIPT)], check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        print(f"reference setup failed (exit {done.returncode}): synalinks is left out")
+        return False
+    if elapsed > 5:
+        print(f"(reference setup took {elapsed:.0f} s)")
+    return True
+
+
+def reference_pins() -> str | None:
+    stamp = BENCH / ".venv-ref" / ".bench-pins"
+    return stamp.read_text().strip() if stamp.exists() else None
+
+
+sys.path.insert(0, str(BENCH / "fit_overhead"))
+from responder import examples_in, respond  # noqa: E402
+
+
+def load_server() -> type[Any]:
+    from optimizer_core.testing.scripted_server import ScriptedServer
+
+    return ScriptedServer
+
+
+class RequestTrace:
+    """Wraps the responder to note when each request arrived and how many examples it held.
+
+    The server calls the responder after its latency sleep, so the arrival time is
+    the call time less the latency.
+    """
+
+    def __init__(self, responder: Callable[[dict[str, Any]], Any], latency: float) -> None:
+        self.responder = responder
+        self.latency = latency
+        self.arrivals: list[float] = []
+        self.examples: list[int] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, request: dict[str, Any]) -> Any:
+        arrival = time.time() - self.latency
+        examples = examples_in(request)
+        with self._lock:
+            self.arrivals.append(arrival)
+            self.examples.append(examples)
+        return self.responder(request)
+
+    def summary(self, fit_start: float | None, fit_end: float | None) -> dict[str, Any]:
+        if not self.arrivals:
+            return {}
+        arrivals = sorted(self.arrivals)
+        out: dict[str, Any] = {
+            "mean_examples_in_prompt": statistics.fmean(self.examples),
+            "max_examples_in_prompt": max(self.examples),
+        }
+        if fit_start is not None and fit_end is not None:
+            out["first_request_after_s"] = arrivals[0] - fit_start
+            out["after_last_answer_s"] = fit_end - (arrivals[-1] + self.latency)
+        if self.latency > 0:
+            # Requests sent together arrive together; a gap of half the latency
+            # or more means the client waited for answers: a new round.
+            gaps = [b - a for a, b in itertools.pairwise(arrivals)]
+            out["request_rounds"] = 1 + sum(gap >= self.latency / 2 for gap in gaps)
+        return out
+
+
+def run_one(
+    lib: str,
+    latency: float,
+    args: argparse.Namespace,
+    server_class: type[Any],
+) -> dict[str, Any]:
+    """One workload process against a fresh server; the workload's JSON plus server counters."""
+    python = interpreter(lib)
+    if not python.exists():
+        return {"lib": lib, "latency_s": latency, "error": f"no interpreter at {python}"}
+    trace = RequestTrace(respond, latency)
+    server = server_class(trace, latency=latency).start_in_thread()
+    try:
+        command = [
+            str(python),
+            str(WORKLOAD),
+            "--lib",
+            lib,
+            "--api-base",
+            server.base_url,
+            "--rows",
+            str(args.rows),
+            "--epochs",
+            str(args.epochs),
+            "--batch-size",
+            str(args.batch_size),
+            "--seed",
+            str(args.seed),
+        ]
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                env=workload_env(lib),
+                cwd=ROOT,
+                timeout=args.timeout,
+            )
+        except subprocess.TimeoutExpired as expired:
+            stderr = expired.stderr or b""
+            tail = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
+            return {
+                "lib": lib,
+                "latency_s": latency,
+                "error": f"timed out after {args.timeout} s",
+                "stderr_tail": tail[-2000:],
+            }
+        process_s = time.perf_counter() - started
+        stats = server.stats
+        result: dict[str, Any] = {
+            "lib": lib,
+            "latency_s": latency,
+            "process_wall_s": process_s,
+            "lm_calls": stats.chat_requests,
+            "max_in_flight": stats.max_in_flight,
+        }
+        if args.dump_requests and stats.requests:
+            result["first_request"] = stats.requests[0]
+        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+        if done.returncode != 0 or not lines:
+            result["error"] = f"workload exited {done.returncode}"
+            result["stderr_tail"] = done.stderr[-3000:]
+            return result
+        result.update(json.loads(lines[-1]))
+        result.update(trace.summary(result.get("fit_start_unix"), result.get("fit_end_unix")))
+        if result["lm_calls"]:
+            result["cpu_per_call_ms"] = 1000 * result["fit_cpu_s"] / result["lm_calls"]
+        return result
+    finally:
+        server.stop()
+
+
+def _median(runs: list[dict[str, Any]], key: str) -> float | None:
+    values = [run[key] for run in runs if run.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def _history_value(runs: list[dict[str, Any]], key: str, index: int) -> float | None:
+    values = []
+    for run in runs:
+        series = (run.get("history") or {}).get(key) or []
+        if series and series[index] is not None:
+            values.append(series[index])
+    return statistics.median(values) if values else None
+
+
+def build_table(runs: list[dict[str, Any]], latencies: list[float]) -> list[dict[str, Any]]:
+    """Rows of metric | optimizer_core | synalinks | ratio | target, from the successful runs."""
+
+    def ok(lib: str, latency: float) -> list[dict[str, Any]]:
+        return [
+            r for r in runs if r["lib"] == lib and r["latency_s"] == latency and "error" not in r
+        ]
+
+    rows: list[dict[str, Any]] = []
+
+    def add(
+        metric: str,
+        unit: str,
+        pick: Callable[[list[dict[str, Any]]], float | None],
+        latency: float,
+        target: float | None = None,
+    ) -> None:
+        ours, ref = pick(ok("optimizer_core", latency)), pick(ok("synalinks", latency))
+        ratio = ours / ref if ours is not None and ref else None
+        row: dict[str, Any] = {
+            "metric": metric,
+            "unit": unit,
+            "latency_ms": round(latency * 1000),
+            "optimizer_core": ours,
+            "synalinks": ref,
+            "ratio": ratio,
+            "target_ratio_max": target,
+            "meets_target": None if target is None or ratio is None else ratio <= target,
+        }
+        rows.append(row)
+
+    for latency in latencies:
+        ms = round(latency * 1000)
+        wall_target = WALL_TARGET if ms == 100 else None
+        add(
+            f"fit wall time @ {ms} ms",
+            "s",
+            lambda rs: _median(rs, "fit_wall_s"),
+            latency,
+            wall_target,
+        )
+    for latency in latencies:
+        ms = round(latency * 1000)
+        add(f"LM calls @ {ms} ms", "calls", lambda rs: _median(rs, "lm_calls"), latency)
+        add(
+            f"max requests in flight @ {ms} ms",
+            "requests",
+            lambda rs: _median(rs, "max_in_flight"),
+            latency,
+        )
+        add(
+            f"client CPU per LM call @ {ms} ms",
+            "ms",
+            lambda rs: _median(rs, "cpu_per_call_ms"),
+            latency,
+            CPU_TARGET,
+        )
+        add(f"client CPU in fit @ {ms} ms", "s", lambda rs: _median(rs, "fit_cpu_s"), latency)
+        add(
+            f"first request after fit start @ {ms} ms",
+            "s",
+            lambda rs: _median(rs, "first_request_after_s"),
+            latency,
+        )
+        if latency > 0:
+            add(
+                f"request rounds @ {ms} ms",
+                "rounds",
+                lambda rs: _median(rs, "request_rounds"),
+                latency,
+            )
+    last = latencies[-1]
+    ms = round(last * 1000)
+    add(f"reward, first epoch @ {ms} ms", "", lambda rs: _history_value(rs, "reward", 0), last)
+    add(f"reward, last epoch @ {ms} ms", "", lambda rs: _history_value(rs, "reward", -1), last)
+    add(
+        f"val_reward, first epoch @ {ms} ms",
+        "",
+        lambda rs: _history_value(rs, "val_reward", 0),
+        last,
+    )
+    add(
+        f"val_reward, last epoch @ {ms} ms",
+        "",
+        lambda rs: _history_value(rs, "val_reward", -1),
+        last,
+    )
+    add(
+        f"mean few-shot examples per prompt @ {ms} ms",
+        "",
+        lambda rs: _median(rs, "mean_examples_in_prompt"),
+        last,
+    )
+    add("start-up: import library + litellm", "s", lambda rs: _median(rs, "import_s"), latencies[0])
+    return rows
+
+
+def _fmt(value: Any, unit: str = "") -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, bool):
+        return "yes" if value else "NO"
+    if unit in ("calls", "requests", "rounds"):
+        return f"{value:.0f}"
+    if unit == "ms":
+        return f"{value:.2f}"
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    header = ("metric", "optimizer_core", "synalinks", "ratio", "target", "met")
+    body = []
+    for row in rows:
+        unit = row["unit"]
+        name = f"{row['metric']} ({unit})" if unit else row["metric"]
+        target = f"<= {row['target_ratio_max']:.2f}" if row["target_ratio_max"] else ""
+        met = "" if row["meets_target"] is None else _fmt(row["meets_target"])
+        ratio = "n/a" if row["ratio"] is None else f"{row['ratio']:.2f}"
+        body.append(
+            (
+                name,
+                _fmt(row["optimizer_core"], unit),
+                _fmt(row["synalinks"], unit),
+                ratio,
+                target,
+                met,
+            )
+        )
+    widths = [max(len(str(line[i])) for line in [header, *body]) for i in range(len(header))]
+
+    def line(cells: tuple[str, ...]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
+        return " | ".join([first, *rest])
+
+    print(line(header))
+    print("-+-".join("-" * width for width in widths))
+    for cells in body:
+        print(line(cells))
+    print("ratio = optimizer_core / synalinks (lower is better except for rewards)")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Fit-overhead benchmark: optimizer_core vs synalinks"
+    )
+    parser.add_argument("--libs", nargs="+", choices=LIBS, default=list(LIBS))
+    parser.add_argument(
+        "--latencies",
+        nargs="+",
+        type=float,
+        default=[0.0, 0.1],
+        help="server latency per request, seconds (default 0 0.1)",
+    )
+    parser.add_argument("--rows", type=int, default=50, help="dataset rows (default 50)")
+    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per setting; medians shown")
+    parser.add_argument("--timeout", type=float, default=240, help="seconds per workload run")
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument(
+        "--skip-setup",
+        action="store_true",
+        help="do not build bench/.venv-ref (synalinks runs fail if it is missing)",
+    )
+    parser.add_argument(
+        "--dump-requests",
+        action="store_true",
+        help="keep each run's first chat request in the JSON (to compare formats)",
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if "synalinks" in args.libs and not args.skip_setup and not setup_reference():
+        args.libs = [lib for lib in args.libs if lib != "synalinks"]
+    server_class = load_server()
+
+    started = time.perf_counter()
+    runs: list[dict[str, Any]] = []
+    for latency in args.latencies:
+        # Interleave the libraries so a change in machine load hits both alike.
+        for repeat in range(args.repeats):
+            for lib in args.libs:
+                run = run_one(lib, latency, args, server_class)
+                run["repeat"] = repeat
+                runs.append(run)
+                if "error" in run:
+                    print(f"{lib} @ {latency * 1000:.0f} ms: FAILED ({run['error']})")
+                    print("  " + run.get("stderr_tail", "").strip().replace("\n", "\n  ")[-1500:])
+                else:
+                    print(
+                        f"{lib} @ {latency * 1000:.0f} ms: fit {run['fit_wall_s']:.2f} s, "
+                        f"{run['lm_calls']} LM calls, CPU {run['cpu_per_call_ms']:.2f} ms/call"
+                    )
+
+    rows = build_table(runs, args.latencies)
+    print()
+    print_table(rows)
+
+    report = {
+        "benchmark": "fit_overhead",
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "command": " ".join(
+            ["python bench/run_fit_bench.py", *(argv if argv is not None else sys.argv[1:])]
+        ),
+        "config": {
+            "rows": args.rows,
+            "epochs": args.epochs,
+            "batch_size": args.batch_size,
+            "validation_split": 0.2,
+            "seed": args.seed,
+            "repeats": args.repeats,
+            "latencies_s": args.latencies,
+            "optimizer": "RandomFewShot(nb_min_examples=1, nb_max_examples=3)",
+            "reward": "ExactMatch(in_mask=['answer'])",
+        },
+        "environment": {
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "runner_python": platform.python_version(),
+            "reference_venv_pins": reference_pins(),
+        },
+        "targets": {"cpu_per_call_ratio_max": CPU_TARGET, "fit_wall_100ms_ratio_max": WALL_TARGET},
+        "table": rows,
+        "runs": runs,
+        "total_s": time.perf_counter() - started,
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    shown = args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output
+    print(f"\nwrote {shown} ({report['total_s']:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
