@@ -7,6 +7,7 @@ rows are validated against.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -38,8 +39,13 @@ class DataModel(pydantic.BaseModel):
 
     @classmethod
     def get_schema(cls) -> JsonDict:
-        """The JSON schema a language model has to fill."""
-        return cls.model_json_schema()
+        """The JSON schema a language model has to fill (computed once per class; a copy)."""
+        cached = cls.__dict__.get("_schema_cache")
+        if cached is None:
+            cached = cls.model_json_schema()
+            # A class attribute, not a pydantic field: ClassVar-like storage on the class itself.
+            type.__setattr__(cls, "_schema_cache", cached)
+        return copy.deepcopy(cached)
 
     def pretty_json(self) -> str:
         return json.dumps(self.get_json(), indent=2, ensure_ascii=False)

@@ -10,6 +10,8 @@ current epoch, the proposed ``candidates``, the kept ``best_candidates``
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from optimizer_core.datamodels import DataModel, JsonDict
@@ -21,6 +23,16 @@ BOOKKEEPING_KEYS = (
     "best_candidates",
     "nb_visit",
     "cumulative_reward",
+)
+
+
+# Values to use instead of the stored ones, by variable name, for the current task.
+# The trainer sets it in the tasks that run samples: to try a candidate without
+# writing it into the variable, and to give every sample of a batch the values the
+# batch started from while the optimizer works beside it. Modules read variables
+# with `get` / `peek`, which honour it, so a custom module needs nothing special.
+OVERRIDES: ContextVar[Mapping[str, Mapping[str, Any]] | None] = ContextVar(
+    "optimizer_core_overrides", default=None
 )
 
 
@@ -70,7 +82,19 @@ class Variable:
         return [k for k in self._value if k not in BOOKKEEPING_KEYS]
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self._value.get(key, default)
+        """Read one key of the value in force for this task (see `peek`)."""
+        return self.peek().get(key, default)
+
+    def peek(self) -> Mapping[str, Any]:
+        """The value in force for this task, without a copy: read it, never change it.
+
+        That is the task's override when the trainer set one (a candidate being
+        scored, or the values a batch started from), else the stored JSON.
+        """
+        overrides = OVERRIDES.get()
+        if overrides is not None and self.name in overrides:
+            return overrides[self.name]
+        return self._value
 
     def get_json(self) -> JsonDict:
         """The whole JSON value, bookkeeping included (a deep copy)."""

@@ -92,7 +92,8 @@ class ModelBase:
         backoff_max: the most any backoff waits (default 30). A server's
             Retry-After is always waited for in full, up to max(backoff_max, 60 s);
             a longer one fails the call at once instead of hanging.
-        max_concurrency: requests in flight at once per model instance (default 8).
+        max_concurrency: requests in flight at once per model instance (default 16 for
+            language models, 8 for embedding models).
         cache_dir: directory of the on-disk answer cache; ``None`` disables it.
         **litellm_kwargs: passed to litellm on every request.
     """

@@ -118,7 +118,7 @@ class LanguageModel(ModelBase):
         max_retries: retries after the first attempt (default 5).
         backoff_base: first backoff ceiling, seconds (default 0.5).
         backoff_max: largest backoff, seconds, Retry-After aside (default 30).
-        max_concurrency: requests in flight at once (default 8).
+        max_concurrency: requests in flight at once (default 16).
         cache_dir: directory of the on-disk answer cache (default: no cache).
         structured_output: ``"json_schema"`` (default), ``"json_object"`` or
             ``"none"``: how a schema is requested from the provider.
@@ -149,7 +149,7 @@ class LanguageModel(ModelBase):
         max_retries: int = 5,
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
-        max_concurrency: int = 8,
+        max_concurrency: int = 16,
         cache_dir: str | os.PathLike[str] | None = None,
         structured_output: StructuredOutput = "json_schema",
         **litellm_kwargs: Any,

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from optimizer_core.datamodels import DataModel, JsonDict, to_json
 from optimizer_core.exceptions import LanguageModelError
-from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel
+from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel, variable_value
 from optimizer_core.modules.serialization import deserialize_data_model, serialize_data_model
 from optimizer_core.variables import Variable
 
@@ -126,7 +126,7 @@ class Generator(Module):
     def format_messages(
         self, inputs: JsonDict, input_schema: JsonDict | None = None
     ) -> list[dict[str, str]]:
-        state = self.state
+        state = variable_value(self.state)
         parts = [str(state.get("instructions") or "")]
         if self.use_inputs_schema and input_schema is not None:
             parts.append("Input JSON schema:\n" + json.dumps(input_schema, ensure_ascii=False))

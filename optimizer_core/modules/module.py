@@ -14,10 +14,12 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from optimizer_core.datamodels import DataModel, JsonDict
-from optimizer_core.variables import Variable
+from optimizer_core.variables import OVERRIDES, Variable
+
+__all__ = ["OVERRIDES", "TRACE", "Module", "Node", "SymbolicDataModel", "variable_value"]
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
 _NAME_COUNTERS: defaultdict[str, itertools.count[int]] = defaultdict(itertools.count)
 
@@ -25,6 +27,11 @@ _NAME_COUNTERS: defaultdict[str, itertools.count[int]] = defaultdict(itertools.c
 # The trainer sets it (each sample runs in its own task, so traces never mix);
 # Generators append to it; optimizers read it through the scored predictions.
 TRACE: ContextVar[list[JsonDict] | None] = ContextVar("optimizer_core_trace", default=None)
+
+
+def variable_value(variable: Variable) -> Mapping[str, Any]:
+    """The value a module should use now (see `Variable.peek`)."""
+    return variable.peek()
 
 
 def snake_case(name: str) -> str:

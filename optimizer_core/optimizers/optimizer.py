@@ -26,11 +26,12 @@ variable, so they save with it.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import math
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from optimizer_core.datamodels import JsonDict
@@ -105,18 +106,32 @@ class Optimizer:
         *,
         batch_reward: float,
         evaluate: Evaluate,
+        batch_candidates: Mapping[str, str | None] | None = None,
     ) -> None:
-        """Credit the batch, propose, score and keep candidates, write the best ones."""
+        """Credit the batch, propose, score and keep candidates, write the best ones.
+
+        Args:
+            step: the global step number.
+            trainable_variables: the variables to optimise.
+            batch_reward: the mean reward of the batch just predicted.
+            evaluate: scores trial values on a validation minibatch.
+            batch_candidates: the candidate id each variable used for that batch
+                (default: each variable's current candidate); the batch reward is
+                credited to them.
+        """
         for variable in trainable_variables:
-            current = self.current_candidate(variable)
-            if current is not None:
-                credit(current, batch_reward)
+            used = (batch_candidates or {}).get(variable.name, variable.get("current_candidate"))
+            for candidate in variable.get("best_candidates") or []:
+                if candidate["id"] == used:
+                    credit(candidate, batch_reward)
         proposals = await self.propose_candidates(step, list(trainable_variables))
-        for variable, value, parents, operation in proposals:
+        rewards = await asyncio.gather(
+            *(evaluate({variable.name: value}) for variable, value, _, _ in proposals)
+        )
+        for (variable, value, parents, operation), reward in zip(proposals, rewards, strict=True):
             candidate = self.new_candidate(
                 variable, value, parents=parents, operation=operation, step=step
             )
-            reward = await evaluate({variable.name: value})
             credit(candidate, reward)
             self.add_to_population(variable, candidate)
             await self.emit("candidate", {"variable": variable.name, "candidate": candidate})

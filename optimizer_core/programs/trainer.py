@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from optimizer_core.exceptions import (
     ProgramError,
     RewardError,
 )
-from optimizer_core.modules.module import TRACE
+from optimizer_core.modules.module import OVERRIDES, TRACE
 
 if TYPE_CHECKING:
     from optimizer_core.callbacks import CallbackList
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from optimizer_core.rewards import Reward
 
 logger = logging.getLogger("optimizer_core")
+
+# Validation rows sent at once at the end of an epoch (the model's own bound still applies).
+VALIDATION_CHUNK = 64
 
 
 class SampleResult:
@@ -212,40 +216,63 @@ class Trainer:
                     rng.shuffle(order)
                 batch_rewards: list[float] = []
                 failures = 0
-                for step in range(steps):
-                    await cbs.on_train_batch_begin(step, {})
-                    index = order[step * batch_size : (step + 1) * batch_size]
-                    xb = [x_train[i] for i in index]
-                    yb = [y_train[i] for i in index]
-                    results = await self._run_batch(xb, yb, training=True)
-                    failures += sum(r.output is None for r in results)
-                    self._record_predictions(results, yb)
-                    batch_reward = _mean([r.reward for r in results])
-                    batch_rewards.append(batch_reward)
-                    if has_val:
-                        pool_x, pool_y = x_val, y_val
-                    else:
-                        # Without validation rows, score candidates on rows outside the batch.
-                        in_batch = set(index)
-                        rest = [i for i in order if i not in in_batch]
-                        pool_x = [x_train[i] for i in rest] or xb
-                        pool_y = [y_train[i] for i in rest] or yb
-                    evaluate = self._minibatch_evaluator(pool_x, pool_y, batch_size, rng)
-                    await optimizer.train_step(
-                        step + epoch * steps,
-                        trainable,
-                        batch_reward=batch_reward,
-                        evaluate=evaluate,
-                    )
-                    train_logs = {"reward": _mean(batch_rewards), **self._metric_results()}
-                    if failures:
-                        train_logs["failures"] = failures
-                    await cbs.on_train_batch_end(step, dict(train_logs))
-                    if self.stop_training:
-                        break
+                # The optimizer's step for batch k (proposing and scoring candidates)
+                # runs while batch k+1 is predicted with the values batch k+1 started
+                # from: one round of LM latency per step instead of two. A candidate
+                # found at step k is therefore used from batch k+2 on.
+                pending: asyncio.Task[None] | None = None
+                try:
+                    for step in range(steps):
+                        await cbs.on_train_batch_begin(step, {})
+                        index = order[step * batch_size : (step + 1) * batch_size]
+                        xb = [x_train[i] for i in index]
+                        yb = [y_train[i] for i in index]
+                        values = {v.name: {**v.peek(), **v.get_trainable_json()} for v in trainable}
+                        used = {v.name: v.get("current_candidate") for v in trainable}
+                        predicting = self._run_batch(xb, yb, training=True, overrides=values)
+                        if pending is None:
+                            results = await predicting
+                        else:
+                            results, _ = await asyncio.gather(predicting, pending)
+                        failures += sum(r.output is None for r in results)
+                        self._record_predictions(results, yb)
+                        batch_reward = _mean([r.reward for r in results])
+                        batch_rewards.append(batch_reward)
+                        if has_val:
+                            pool_x, pool_y = x_val, y_val
+                        else:
+                            # Without validation rows, score candidates on rows outside the batch.
+                            in_batch = set(index)
+                            rest = [i for i in order if i not in in_batch]
+                            pool_x = [x_train[i] for i in rest] or xb
+                            pool_y = [y_train[i] for i in rest] or yb
+                        pending = asyncio.ensure_future(
+                            optimizer.train_step(
+                                step + epoch * steps,
+                                trainable,
+                                batch_reward=batch_reward,
+                                evaluate=self._minibatch_evaluator(pool_x, pool_y, batch_size, rng),
+                                batch_candidates=used,
+                            )
+                        )
+                        train_logs = {"reward": _mean(batch_rewards), **self._metric_results()}
+                        if failures:
+                            train_logs["failures"] = failures
+                        await cbs.on_train_batch_end(step, dict(train_logs))
+                        if self.stop_training:
+                            break
+                    if pending is not None:
+                        await pending
+                finally:
+                    if pending is not None and not pending.done():
+                        pending.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await pending
                 epoch_logs = dict(train_logs)
                 if has_val:
-                    val_logs = await self._evaluate_rows(x_val, y_val, batch_size)
+                    # One pass, as concurrent as the model allows.
+                    val_chunk = max(batch_size, VALIDATION_CHUNK)
+                    val_logs = await self._evaluate_rows(x_val, y_val, val_chunk)
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
                 await optimizer.on_epoch_end(epoch, trainable)
                 score = epoch_logs.get("val_reward" if has_val else "reward", -math.inf)
@@ -387,9 +414,17 @@ class Trainer:
                 )
         return x_rows, y_rows
 
-    async def _predict_one(self, row: list[DataModel], *, training: bool) -> SampleResult:
+    async def _predict_one(
+        self,
+        row: list[DataModel],
+        *,
+        training: bool,
+        overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> SampleResult:
         trace: list[JsonDict] = []
-        TRACE.set(trace)
+        TRACE.set(trace)  # each sample runs in its own task, so this stays per sample
+        if overrides is not None:
+            OVERRIDES.set(overrides)
         program = self._self()
         output = await program(row if len(row) > 1 else row[0], training=training)
         if isinstance(output, list):
@@ -409,9 +444,18 @@ class Trainer:
             await metric.update_state(y_true, result.output)
 
     async def _run_batch(
-        self, xb: list[Any], yb: list[Any], *, training: bool
+        self,
+        xb: list[Any],
+        yb: list[Any],
+        *,
+        training: bool,
+        overrides: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> list[SampleResult]:
-        results = list(await asyncio.gather(*(self._predict_one(r, training=training) for r in xb)))
+        results = list(
+            await asyncio.gather(
+                *(self._predict_one(r, training=training, overrides=overrides) for r in xb)
+            )
+        )
         self._check_failures(results)
         # Rewards may call a judge model, so they run concurrently too (in row order).
         await asyncio.gather(*(self._score(y, r) for y, r in zip(yb, results, strict=True)))
@@ -479,18 +523,17 @@ class Trainer:
 
         async def evaluate(trial: dict[str, JsonDict]) -> float:
             picks = rng.sample(range(len(pool_x)), min(size, len(pool_x)))
-            saved = {}
+            # The trial values reach only this minibatch's tasks: the variables
+            # themselves are never changed, so batches predicted meanwhile are unaffected.
+            overrides = {v.name: v.peek() for v in program.variables}
             for name, value in trial.items():
-                variable = program.get_variable(name)
-                saved[name] = variable.get_trainable_json()
-                variable.assign(value)
-            try:
-                results = await self._run_batch(
-                    [pool_x[i] for i in picks], [pool_y[i] for i in picks], training=False
-                )
-            finally:
-                for name, value in saved.items():
-                    program.get_variable(name).assign(value)
+                overrides[name] = {**program.get_variable(name).peek(), **value}
+            results = await self._run_batch(
+                [pool_x[i] for i in picks],
+                [pool_y[i] for i in picks],
+                training=False,
+                overrides=overrides,
+            )
             return _mean([r.reward for r in results])
 
         return evaluate

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+import random
+
 import numpy as np
 import pytest
 
@@ -253,3 +257,51 @@ async def test_optimizer_events_reach_callbacks() -> None:
         x=x, y=y, epochs=1, batch_size=4, validation_split=0.25, callbacks=[Listener()], verbose=0
     )
     assert "candidate" in events and events[-1] == "population"
+
+
+async def test_scoring_a_candidate_never_writes_the_variable() -> None:
+    x, y, student = capitals(8)
+    lm = synalinks.FakeLanguageModel(responder=student, latency=0.01)
+    program = compiled(await build_program(lm))
+    variable = program.trainable_variables[0]
+    evaluate = program._minibatch_evaluator(list(program._check_x(x, "x")), list(y), 4, random.Random(0))
+    task = asyncio.ensure_future(evaluate({variable.name: {"instructions": "TRIAL", "examples": []}}))
+    await asyncio.sleep(0.005)
+    assert variable.get("instructions") != "TRIAL"  # what a concurrent batch would read
+    await task
+    assert variable.get("instructions") != "TRIAL"
+    assert [c.messages[0]["content"] for c in lm.calls] == ["TRIAL"] * 4
+
+
+async def test_candidate_scoring_overlaps_the_next_batch() -> None:
+    """Batch k+1 is predicted while batch k's candidate is scored: one latency round per step."""
+    x, y, student = capitals(20)
+    lm = synalinks.FakeLanguageModel(responder=student, latency=0.05, max_concurrency=64)
+    program = compiled(await build_program(lm))
+    await program.fit(x=x, y=y, validation_split=0.2, epochs=1, batch_size=4, verbose=0)
+    assert lm.usage.max_in_flight == 8  # 4 rows of the batch + 4 rows scoring the candidate
+
+
+async def test_every_sample_of_a_batch_sees_the_same_variables() -> None:
+    """Candidates found while a batch is in flight do not leak into half of it."""
+    x, y, student = capitals(30)
+    seen: dict[str, str] = {}
+
+    def recording(messages, schema):
+        query = json.loads(messages[1]["content"])["query"]
+        seen.setdefault(query, messages[0]["content"])  # validation rows come later
+        return student(messages, schema)
+
+    lm = synalinks.FakeLanguageModel(responder=recording, latency=0.01)
+    program = compiled(await build_program(lm))
+    batches: list[list[str]] = []
+
+    class PerBatch(synalinks.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            predictions = program.trainable_variables[0].get("predictions")[-4:]
+            batches.append([p["inputs"]["query"] for p in predictions])
+
+    await program.fit(x=x, y=y, validation_split=0.2, epochs=1, batch_size=4, callbacks=[PerBatch()], verbose=0)
+    prompts_per_batch = [{seen[q] for q in batch} for batch in batches]
+    assert all(len(prompts) == 1 for prompts in prompts_per_batch)
+    assert len({next(iter(p)) for p in prompts_per_batch}) > 1, "training changed the prompt"
