@@ -123,7 +123,10 @@ class RequestTrace:
     def summary(self, fit_start: float | None, fit_end: float | None) -> dict[str, Any]:
         if not self.arrivals:
             return {}
-        arrivals = sorted(self.arrivals)
+        # Only fit's requests: the warm-up prediction before fit is left out.
+        arrivals = sorted(a for a in self.arrivals if fit_start is None or a >= fit_start)
+        if not arrivals:
+            return {}
         out: dict[str, Any] = {
             "mean_examples_in_prompt": statistics.fmean(self.examples),
             "max_examples_in_prompt": max(self.examples),
@@ -204,6 +207,8 @@ def run_one(
             result["stderr_tail"] = done.stderr[-3000:]
             return result
         result.update(json.loads(lines[-1]))
+        # The warm-up prediction before fit is not part of fit's calls.
+        result["lm_calls"] -= int(result.get("warmup_requests", 0))
         result.update(trace.summary(result.get("fit_start_unix"), result.get("fit_end_unix")))
         if result["lm_calls"]:
             result["cpu_per_call_ms"] = 1000 * result["fit_cpu_s"] / result["lm_calls"]
