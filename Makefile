@@ -20,8 +20,8 @@ run: $(STAMP)
 test: $(STAMP) lint typecheck unit
 
 lint: $(STAMP)
-	$(BIN)/ruff check optimizer_core tests bench
-	$(BIN)/ruff format --check optimizer_core tests bench
+	$(BIN)/ruff check optimizer_core studio tests bench scripts manage.py
+	$(BIN)/ruff format --check optimizer_core studio tests bench scripts manage.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

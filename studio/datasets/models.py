@@ -1,0 +1,55 @@
+"""Uploaded datasets, validated row by row in a background task.
+
+An upload with errors is kept as ``invalid`` with its report; rows are never
+half-imported: the stored file is the user's own, and a dataset becomes usable
+only when every row validates against its input / output schemas.
+"""
+
+from django.conf import settings
+from django.db import models
+
+
+class Dataset(models.Model):
+    class Format(models.TextChoices):
+        CSV = "csv"
+        JSONL = "jsonl"
+        JSON = "json"
+        BUILTIN = "builtin"
+
+    class Status(models.TextChoices):
+        UPLOADED = "uploaded"
+        VALIDATING = "validating"
+        VALID = "valid"
+        INVALID = "invalid"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="datasets"
+    )
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True, default="")
+    format = models.CharField(max_length=10, choices=Format.choices)
+    builtin_name = models.CharField(
+        max_length=100, blank=True, default="", help_text="catalogue name"
+    )
+    file = models.FileField(upload_to="datasets/%Y/%m/", blank=True)
+    size_bytes = models.BigIntegerField(default=0)
+    sha256 = models.CharField(max_length=64, blank=True, default="")
+    input_schema = models.JSONField(help_text="JSON schema of a row's inputs")
+    output_schema = models.JSONField(help_text="JSON schema of a row's targets")
+    column_mapping = models.JSONField(default=dict, blank=True, help_text="field -> column")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.UPLOADED)
+    row_count = models.PositiveIntegerField(default=0)
+    error_count = models.PositiveIntegerField(default=0)
+    errors = models.JSONField(
+        default=list, blank=True, help_text="[{line, field, message}], capped"
+    )
+    test_fraction = models.FloatField(default=0.2)
+    split_seed = models.IntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    validated_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,31 @@
+"""Language / embedding model configurations per user; API keys encrypted at rest."""
+
+from django.conf import settings
+from django.db import models
+
+
+class Provider(models.Model):
+    class Kind(models.TextChoices):
+        LANGUAGE = "language"
+        EMBEDDING = "embedding"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="providers"
+    )
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.LANGUAGE)
+    model = models.CharField(max_length=300, help_text='litellm name, e.g. "openai/gpt-4o-mini"')
+    api_base = models.URLField(blank=True, default="")
+    encrypted_api_key = models.BinaryField(blank=True, default=b"", editable=False)
+    params = models.JSONField(default=dict, blank=True, help_text="extra constructor arguments")
+    is_default = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="provider_name_per_owner")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.model})"

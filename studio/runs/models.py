@@ -1,0 +1,91 @@
+"""Runs, their events (the single event path) and their per-epoch checkpoints."""
+
+from django.conf import settings
+from django.db import models
+
+
+class Run(models.Model):
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    # Allowed transitions; anything else is a bug or a race and is refused.
+    TRANSITIONS: dict[str, set[str]] = {
+        State.QUEUED: {State.RUNNING, State.CANCELLED, State.FAILED},
+        State.RUNNING: {State.SUCCEEDED, State.FAILED, State.CANCELLED, State.QUEUED},
+        State.SUCCEEDED: set(),
+        State.FAILED: set(),
+        State.CANCELLED: set(),
+    }
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs"
+    )
+    name = models.CharField(max_length=200, blank=True, default="")
+    program_version = models.ForeignKey(
+        "programs.ProgramVersion", on_delete=models.PROTECT, related_name="runs"
+    )
+    dataset = models.ForeignKey("datasets.Dataset", on_delete=models.PROTECT, related_name="runs")
+    provider = models.ForeignKey(
+        "providers.Provider", on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
+    )
+    compile_config = models.JSONField(help_text="reward, metrics, optimizer and their parameters")
+    fit_config = models.JSONField(
+        help_text="epochs, batch_size, validation_split, seed, evaluations"
+    )
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    error = models.TextField(blank=True, default="")
+    cancel_requested = models.BooleanField(default=False)
+    parent = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="forks"
+    )
+    fork_epoch = models.PositiveIntegerField(null=True, blank=True)
+    current_epoch = models.PositiveIntegerField(default=0)
+    before = models.JSONField(null=True, blank=True, help_text="evaluations before training")
+    after = models.JSONField(null=True, blank=True, help_text="evaluations after training")
+    trained_document = models.JSONField(
+        null=True, blank=True, help_text="Program.to_json() at the end"
+    )
+    usage = models.JSONField(
+        default=dict, blank=True, help_text="LM calls, tokens, cost, latency, failures"
+    )
+    worker = models.CharField(max_length=200, blank=True, default="")
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name or f"run {self.pk}"
+
+
+class RunEvent(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=40)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "seq"]
+        constraints = [models.UniqueConstraint(fields=["run", "seq"], name="event_seq_per_run")]
+
+
+class Checkpoint(models.Model):
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="checkpoints")
+    epoch = models.PositiveIntegerField(help_text="epochs completed (1-based)")
+    document = models.JSONField(help_text="Program.to_json() after this epoch")
+    logs = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "epoch"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "epoch"], name="checkpoint_per_epoch")
+        ]

@@ -1,0 +1,16 @@
+"""URL map: the REST API under /api/, its OpenAPI schema at /api/schema/."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", include("studio.accounts.api.urls")),
+    path("api/", include("studio.programs.api.urls")),
+    path("api/", include("studio.datasets.api.urls")),
+    path("api/", include("studio.providers.api.urls")),
+    path("api/", include("studio.runs.api.urls")),
+]

@@ -1,0 +1,36 @@
+"""Fixtures shared by the studio's tests: two users and their API clients."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+
+@pytest.fixture
+def user(db):
+    return get_user_model().objects.create_user("ada", "ada@example.com", "correct horse battery")
+
+
+@pytest.fixture
+def other_user(db):
+    return get_user_model().objects.create_user("bob", "bob@example.com", "another long phrase")
+
+
+@pytest.fixture
+def api(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def other_api(other_user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(other_user)
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
