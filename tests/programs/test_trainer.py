@@ -264,8 +264,12 @@ async def test_scoring_a_candidate_never_writes_the_variable() -> None:
     lm = synalinks.FakeLanguageModel(responder=student, latency=0.01)
     program = compiled(await build_program(lm))
     variable = program.trainable_variables[0]
-    evaluate = program._minibatch_evaluator(list(program._check_x(x, "x")), list(y), 4, random.Random(0))
-    task = asyncio.ensure_future(evaluate({variable.name: {"instructions": "TRIAL", "examples": []}}))
+    evaluate = program._minibatch_evaluator(
+        list(program._check_x(x, "x")), list(y), 4, random.Random(0)
+    )
+    task = asyncio.ensure_future(
+        evaluate({variable.name: {"instructions": "TRIAL", "examples": []}})
+    )
     await asyncio.sleep(0.005)
     assert variable.get("instructions") != "TRIAL"  # what a concurrent batch would read
     await task
@@ -301,7 +305,9 @@ async def test_every_sample_of_a_batch_sees_the_same_variables() -> None:
             predictions = program.trainable_variables[0].get("predictions")[-4:]
             batches.append([p["inputs"]["query"] for p in predictions])
 
-    await program.fit(x=x, y=y, validation_split=0.2, epochs=1, batch_size=4, callbacks=[PerBatch()], verbose=0)
+    await program.fit(
+        x=x, y=y, validation_split=0.2, epochs=1, batch_size=4, callbacks=[PerBatch()], verbose=0
+    )
     prompts_per_batch = [{seen[q] for q in batch} for batch in batches]
     assert all(len(prompts) == 1 for prompts in prompts_per_batch)
     assert len({next(iter(p)) for p in prompts_per_batch}) > 1, "training changed the prompt"
