@@ -156,7 +156,9 @@ class Optimizer:
         operation: str,
         step: int | None = None,
     ) -> JsonDict:
-        self._next_id += 1
+        # Ids stay unique within the variable even when another optimizer (or an
+        # earlier run) already numbered candidates in it.
+        self._next_id = max(self._next_id, highest_candidate_number(variable)) + 1
         return {
             "id": f"{variable.name}#{self._next_id}",
             "value": copy.deepcopy(value),
@@ -247,6 +249,17 @@ class Optimizer:
 
 
 # Helpers shared by optimizers -------------------------------------------------------------
+
+
+def highest_candidate_number(variable: Variable) -> int:
+    """The largest ``#n`` among the ids of a variable's candidates (0 when none)."""
+    highest = 0
+    for key in ("best_candidates", "candidates"):
+        for candidate in variable.get(key) or []:
+            _, _, number = str(candidate.get("id", "")).rpartition("#")
+            if number.isdigit():
+                highest = max(highest, int(number))
+    return highest
 
 
 def credit(candidate: JsonDict, reward: float) -> None:

@@ -106,3 +106,21 @@ async def test_a_proposal_that_scores_better_replaces_the_current_value() -> Non
     assert [c["operation"] for c in population] == ["init", "few_shot"]
     assert population[1]["parents"] == [population[0]["id"]]
     assert population[0]["reward"] == 0.2 and population[1]["reward"] == 1.0
+
+
+async def test_a_new_optimizer_never_reuses_candidate_ids() -> None:
+    """Recompiling a trained program with another optimizer must keep ids unique."""
+    variable = scored_variable([1.0, 0.5, 0.0])
+    first = synalinks.optimizers.RandomFewShot(seed=0)
+    await first.build([variable])
+
+    async def evaluate(trial):
+        return 0.5
+
+    for step in range(3):
+        await first.train_step(step, [variable], batch_reward=0.1, evaluate=evaluate)
+    second = synalinks.optimizers.RandomFewShot(seed=1)
+    await second.build([variable])
+    await second.train_step(0, [variable], batch_reward=0.1, evaluate=evaluate)
+    ids = [c["id"] for c in variable.get("best_candidates")]
+    assert len(ids) == len(set(ids))
