@@ -8,12 +8,12 @@ That is the functional API: ``outputs = await Generator(...)(inputs)``.
 from __future__ import annotations
 
 import itertools
-import re
 from collections import defaultdict
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from optimizer_core.datamodels import DataModel, JsonDict
+from optimizer_core.saving.families import snake_case
 from optimizer_core.variables import OVERRIDES, Variable
 
 __all__ = ["OVERRIDES", "TRACE", "Module", "Node", "SymbolicDataModel", "variable_value"]
@@ -32,10 +32,6 @@ TRACE: ContextVar[list[JsonDict] | None] = ContextVar("optimizer_core_trace", de
 def variable_value(variable: Variable) -> Mapping[str, Any]:
     """The value a module should use now (see `Variable.peek`)."""
     return variable.peek()
-
-
-def snake_case(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 def unique_name(base: str) -> str:

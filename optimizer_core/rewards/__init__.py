@@ -7,20 +7,15 @@ from `serialize`, an instance (returned as is), or a plain function (wrapped in
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from optimizer_core.rewards.cosine_similarity import CosineSimilarity
 from optimizer_core.rewards.exact_match import ExactMatch
 from optimizer_core.rewards.lm_as_judge import LMAsJudge
 from optimizer_core.rewards.program_as_judge import ProgramAsJudge
-from optimizer_core.rewards.reward import Reward, snake_case
+from optimizer_core.rewards.reward import Reward
 from optimizer_core.rewards.reward_wrappers import MeanRewardWrapper, RewardFunctionWrapper
-from optimizer_core.saving.object_registry import (
-    deserialize_object,
-    get_registered_object,
-    serialize_object,
-)
+from optimizer_core.saving.families import Family
 
 __all__ = [
     "CosineSimilarity",
@@ -35,27 +30,25 @@ __all__ = [
     "serialize",
 ]
 
-_BUILT_INS: tuple[type[Reward], ...] = (
-    CosineSimilarity,
-    ExactMatch,
-    LMAsJudge,
-    MeanRewardWrapper,
-    ProgramAsJudge,
+_FAMILY: Family[Reward] = Family(
+    kind="reward",
+    base=Reward,
+    built_ins=(CosineSimilarity, ExactMatch, LMAsJudge, MeanRewardWrapper, ProgramAsJudge),
+    wrap=MeanRewardWrapper,
+    aliases={
+        # The reference library's name for MeanRewardWrapper.
+        "RewardFunctionWrapper": MeanRewardWrapper,
+        "reward_function_wrapper": MeanRewardWrapper,
+    },
 )
 
-#: Class names and snake_case names of the built-in rewards, plus the reference
-#: library's ``RewardFunctionWrapper``.
-ALL_OBJECTS: dict[str, type[Reward]] = {
-    **{cls.__name__: cls for cls in _BUILT_INS},
-    **{snake_case(cls.__name__): cls for cls in _BUILT_INS},
-    "RewardFunctionWrapper": MeanRewardWrapper,
-    "reward_function_wrapper": MeanRewardWrapper,
-}
+#: Class names and snake_case names of the built-in rewards.
+ALL_OBJECTS: dict[str, type[Reward]] = _FAMILY.objects
 
 
 def serialize(reward: Reward) -> dict[str, Any]:
     """The reward as ``{"module", "class_name", "registered_name", "config"}``."""
-    return serialize_object(reward)
+    return _FAMILY.serialize(reward)
 
 
 def deserialize(config: dict[str, Any]) -> Reward:
@@ -63,9 +56,9 @@ def deserialize(config: dict[str, Any]) -> Reward:
 
     Raises:
         SerializationError: when the config names nothing known.
-        TypeError: when it rebuilds something that is not a reward.
+        ValueError: when it rebuilds something that is not a reward.
     """
-    return _as_reward(deserialize_object(config, module_objects=dict(ALL_OBJECTS)), config)
+    return _FAMILY.deserialize(config)
 
 
 def get(identifier: Any) -> Reward:
@@ -86,31 +79,4 @@ def get(identifier: Any) -> Reward:
         rewards.get("exact_match")
         ```
     """
-    if isinstance(identifier, Reward):
-        return identifier
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        if identifier in ALL_OBJECTS:
-            return ALL_OBJECTS[identifier]()
-        try:
-            found = get_registered_object(identifier)
-        except ValueError:
-            known = sorted(name for name in ALL_OBJECTS if name[0].isupper())
-            raise ValueError(
-                f"unknown reward {identifier!r}; built-ins are {known}, or pass the "
-                "registered name of a custom function"
-            ) from None
-        return _as_reward(found, identifier)
-    return _as_reward(identifier, identifier)
-
-
-def _as_reward(found: Any, identifier: Any) -> Reward:
-    if isinstance(found, Reward):
-        return found
-    if inspect.isclass(found):
-        if issubclass(found, Reward):
-            return found()
-    elif callable(found):
-        return MeanRewardWrapper(found)
-    raise ValueError(f"cannot turn {identifier!r} into a reward")
+    return _FAMILY.get(identifier)

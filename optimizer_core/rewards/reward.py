@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import abc
 import math
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -13,20 +12,10 @@ import pydantic
 
 from optimizer_core.datamodels import JsonDict, to_json
 from optimizer_core.exceptions import RewardError
+from optimizer_core.saving.families import snake_case
 from optimizer_core.utils.json_utils import apply_mask
 
 __all__ = ["Reward", "as_json", "snake_case", "to_number", "validate_mask"]
-
-_WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-
-
-def snake_case(name: str) -> str:
-    """``"LMAsJudge"`` -> ``"lm_as_judge"``, ``"F1Score"`` -> ``"f1_score"``.
-
-    Args:
-        name: a CamelCase name.
-    """
-    return _WORD_BOUNDARY.sub("_", name).lower()
 
 
 def as_json(value: Any) -> JsonDict | None:
