@@ -8,11 +8,11 @@ saved in a notebook loads in a worker that has never seen the class.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 from optimizer_core.datamodels import DataModel, JsonDict, data_model_from_schema
 from optimizer_core.exceptions import SerializationError
+from optimizer_core.saving.object_registry import resolve_import_path
 
 
 def serialize_data_model(data_model: type[DataModel]) -> JsonDict:
@@ -29,21 +29,9 @@ def deserialize_data_model(config: Any) -> type[DataModel]:
     if not isinstance(config, dict) or "schema" not in config:
         raise SerializationError(f"not a saved DataModel: {config!r}")
     schema = config["schema"]
-    path = str(config.get("class") or "")
-    module_name, _, qualname = path.rpartition(".")
-    if module_name and "<locals>" not in path:
-        try:
-            cls: Any = importlib.import_module(module_name)
-            for part in qualname.split("."):
-                cls = getattr(cls, part)
-            if (
-                isinstance(cls, type)
-                and issubclass(cls, DataModel)
-                and cls.model_json_schema() == schema
-            ):
-                return cls
-        except (ImportError, AttributeError):
-            pass
+    cls = resolve_import_path(str(config.get("class") or ""), allow_imported=True)
+    if isinstance(cls, type) and issubclass(cls, DataModel) and cls.model_json_schema() == schema:
+        return cls
     try:
         return data_model_from_schema(schema, name=config.get("name"))
     except ValueError as error:

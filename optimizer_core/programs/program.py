@@ -13,6 +13,7 @@ from optimizer_core.exceptions import DataError, GraphDisconnectedError, Seriali
 from optimizer_core.modules.input import InputLayer
 from optimizer_core.modules.module import Module, SymbolicDataModel, unique_name
 from optimizer_core.programs.trainer import Trainer
+from optimizer_core.saving.object_registry import safe_mode_scope
 from optimizer_core.variables import Variable
 
 FORMAT_VERSION = 1
@@ -296,12 +297,20 @@ class Program(Trainer):
         return document
 
     @classmethod
-    def from_json(cls, document: JsonDict) -> Program:
-        """Rebuild a program (compiled if it was) from `to_json`'s document."""
+    def from_json(cls, document: JsonDict, *, safe_mode: bool = True) -> Program:
+        """Rebuild a program (compiled if it was) from `to_json`'s document.
+
+        Args:
+            document: what `to_json` returned.
+            safe_mode: resolve saved names only to registered objects, optimizer_core's
+                own, or modules already imported (see `saving.safe_mode_scope`); turn it
+                off only for files you trust.
+        """
         _check_document(document, "optimizer_core.program")
-        program = cls.from_config(document["program"])
-        if document.get("compile_config"):
-            program.compile_from_config(document["compile_config"])
+        with safe_mode_scope(safe_mode):
+            program = cls.from_config(document["program"])
+            if document.get("compile_config"):
+                program.compile_from_config(document["compile_config"])
         program.set_variables_json(document.get("variables") or {})
         state = document.get("optimizer_state")
         if state and program.optimizer is not None:
@@ -314,10 +323,15 @@ class Program(Trainer):
         _write_json(path, self.to_json())
 
     @classmethod
-    def load(cls, filepath: str | os.PathLike[str]) -> Program:
-        """Read a program written by `save`; compiled when it was saved compiled."""
+    def load(cls, filepath: str | os.PathLike[str], *, safe_mode: bool = True) -> Program:
+        """Read a program written by `save`; compiled when it was saved compiled.
+
+        Args:
+            filepath: a ``.json`` file written by `save`.
+            safe_mode: see `from_json`.
+        """
         path = _json_path(filepath, "filepath")
-        return cls.from_json(_read_json(path))
+        return cls.from_json(_read_json(path), safe_mode=safe_mode)
 
     def get_variables_json(self) -> JsonDict:
         return {v.name: v.get_json() for v in self.variables}

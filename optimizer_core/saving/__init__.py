@@ -5,6 +5,7 @@ from optimizer_core.saving.object_registry import (
     get_registered_name,
     get_registered_object,
     register_synalinks_serializable,
+    safe_mode_scope,
     serialize_object,
 )
 
@@ -13,5 +14,6 @@ __all__ = [
     "get_registered_name",
     "get_registered_object",
     "register_synalinks_serializable",
+    "safe_mode_scope",
     "serialize_object",
 ]

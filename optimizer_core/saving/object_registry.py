@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from optimizer_core.exceptions import SerializationError
@@ -58,17 +60,81 @@ def get_registered_name(obj: Any) -> str:
     return f"{obj.__module__}.{obj.__qualname__}"
 
 
+_SAFE_MODE: ContextVar[bool] = ContextVar("optimizer_core_safe_mode", default=False)
+
+
+@contextlib.contextmanager
+def safe_mode_scope(enabled: bool = True) -> Iterator[None]:
+    """Within the scope, saved names may only resolve to trusted objects.
+
+    A saved program names the classes and functions to rebuild; resolving an
+    arbitrary ``module.attr`` would let a file run any code on load (think
+    ``subprocess.Popen``). In safe mode a class or function that will be called
+    resolves only to a registered object (`register_synalinks_serializable`) or
+    something in ``optimizer_core``; a DataModel class may also come from a module
+    that is already imported (it is only used if its schema matches the file's).
+    Nothing is imported on behalf of a file. `Program.load` and
+    `Program.from_json` turn it on by default.
+    """
+    token = _SAFE_MODE.set(enabled)
+    try:
+        yield
+    finally:
+        _SAFE_MODE.reset(token)
+
+
+def in_safe_mode() -> bool:
+    return _SAFE_MODE.get()
+
+
+def resolve_import_path(path: str, *, allow_imported: bool = False) -> Any:
+    """``package.module.Qual.name`` to the object, honouring safe mode; None if not found.
+
+    Args:
+        path: the dotted import path.
+        allow_imported: in safe mode, also accept modules already in ``sys.modules``
+            (never for something that will be called with the file's arguments).
+    """
+    module_name, _, qualname = path.rpartition(".")
+    if not module_name or "<" in path:
+        return None
+    # Walk back while the left part is not a module (nested classes: module.Outer.Inner).
+    parts = path.split(".")
+    for split in range(len(parts) - 1, 0, -1):
+        module_name, attrs = ".".join(parts[:split]), parts[split:]
+        trusted = module_name == "optimizer_core" or module_name.startswith("optimizer_core.")
+        if in_safe_mode() and not trusted:
+            module = sys.modules.get(module_name) if allow_imported else None
+        else:
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError:
+                module = None
+        if module is None:
+            continue
+        target: Any = module
+        try:
+            for attr in attrs:
+                target = getattr(target, attr)
+        except AttributeError:
+            return None
+        return target
+    return None
+
+
 def get_registered_object(name: str) -> Any:
-    """Find a registered object, or import ``module.qualname``; raise when neither works."""
+    """Find a registered object, or resolve ``module.qualname``; raise when neither works."""
     if name in _CUSTOM_OBJECTS:
         return _CUSTOM_OBJECTS[name]
-    module_name, _, attr = name.rpartition(".")
-    if module_name and "<" not in name:
-        try:
-            target: Any = importlib.import_module(module_name)
-            return getattr(target, attr)
-        except (ImportError, AttributeError):
-            pass
+    found = resolve_import_path(name)
+    if found is not None:
+        return found
+    if in_safe_mode() and "." in name:
+        raise SerializationError(
+            f"refusing to import {name!r} while loading in safe mode: register it with "
+            "@optimizer_core.saving.register_synalinks_serializable() (or import its module "
+            "first), or load with safe_mode=False if you trust the file"
+        )
     raise SerializationError(
         f"unknown object {name!r}: decorate it with "
         "@optimizer_core.saving.register_synalinks_serializable() before loading"

@@ -196,3 +196,32 @@ async def test_loading_a_program_with_an_unregistered_function_names_it(tmp_path
     (tmp_path / "p.json").write_text(text)
     with pytest.raises(SerializationError, match="missing_reward"):
         synalinks.Program.load(tmp_path / "p.json")
+
+
+async def test_loading_refuses_to_import_code_named_by_a_file(tmp_path) -> None:
+    """A saved file names classes to rebuild; in safe mode it cannot name arbitrary code."""
+    program = await build_program(synalinks.FakeLanguageModel(responses=[]))
+    program.compile(reward="exact_match", optimizer="random_few_shot")
+    document = program.to_json()
+    document["compile_config"]["reward"] = {
+        "module": "subprocess", "class_name": "Popen", "registered_name": "subprocess.Popen",
+        "config": {"args": ["touch", str(tmp_path / "pwned")]},
+    }  # fmt: skip
+    with pytest.raises(SerializationError, match="safe mode"):
+        synalinks.Program.from_json(document)
+    assert not (tmp_path / "pwned").exists()
+
+
+async def test_safe_mode_still_loads_registered_functions_and_known_classes(tmp_path) -> None:
+    @synalinks.saving.register_synalinks_serializable(package="Tests", name="always_one")
+    async def always_one(y_true, y_pred):
+        return 1.0
+
+    program = await build_program(synalinks.FakeLanguageModel(responses=[]))
+    program.compile(
+        reward=synalinks.rewards.MeanRewardWrapper(fn=always_one), optimizer="random_few_shot"
+    )
+    program.save(tmp_path / "p.json")
+    loaded = synalinks.Program.load(tmp_path / "p.json")
+    assert loaded.reward.get_config() == program.reward.get_config()
+    assert loaded.input_data_model is Query  # tests.support is already imported
