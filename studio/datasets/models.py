@@ -31,6 +31,9 @@ class Dataset(models.Model):
     builtin_name = models.CharField(
         max_length=100, blank=True, default="", help_text="catalogue name"
     )
+    builtin_limit = models.PositiveIntegerField(
+        null=True, blank=True, help_text="built-ins: at most this many rows per split"
+    )
     file = models.FileField(upload_to="datasets/%Y/%m/", blank=True)
     size_bytes = models.BigIntegerField(default=0)
     sha256 = models.CharField(max_length=64, blank=True, default="")
@@ -50,6 +53,7 @@ class Dataset(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["owner", "status"], name="dataset_owner_status")]
 
     def __str__(self) -> str:
         return self.name

@@ -24,7 +24,13 @@ class Provider(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["owner", "name"], name="provider_name_per_owner")
+            models.UniqueConstraint(fields=["owner", "name"], name="provider_name_per_owner"),
+            # At most one default per user and kind (language / embedding).
+            models.UniqueConstraint(
+                fields=["owner", "kind"],
+                condition=models.Q(is_default=True),
+                name="one_default_provider_per_kind",
+            ),
         ]
 
     def __str__(self) -> str:

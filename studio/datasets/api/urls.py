@@ -1,3 +1,10 @@
-from django.urls import path  # noqa: F401
+"""Routes of the datasets API, under /api/."""
 
-urlpatterns: list = []
+from rest_framework.routers import SimpleRouter
+
+from studio.datasets.api.views import DatasetViewSet
+
+router = SimpleRouter()
+router.register("datasets", DatasetViewSet, basename="dataset")
+
+urlpatterns = router.urls

@@ -1,3 +1,10 @@
-from django.urls import path  # noqa: F401
+"""Routes of the programs API, under /api/."""
 
-urlpatterns: list = []
+from rest_framework.routers import SimpleRouter
+
+from studio.programs.api.views import ProgramViewSet
+
+router = SimpleRouter()
+router.register("programs", ProgramViewSet, basename="program")
+
+urlpatterns = router.urls

@@ -1,3 +1,10 @@
-from django.urls import path  # noqa: F401
+"""Routes of the providers API, under /api/."""
 
-urlpatterns: list = []
+from rest_framework.routers import SimpleRouter
+
+from studio.providers.api.views import ProviderViewSet
+
+router = SimpleRouter()
+router.register("providers", ProviderViewSet, basename="provider")
+
+urlpatterns = router.urls

@@ -1,0 +1,133 @@
+"""Dataset representations."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rest_framework import serializers
+
+from studio.datasets.models import Dataset
+
+
+class RowErrorSerializer(serializers.Serializer[dict[str, Any]]):
+    line = serializers.IntegerField()
+    field = serializers.CharField(allow_blank=True)
+    message = serializers.CharField()
+
+
+class DatasetSerializer(serializers.ModelSerializer[Dataset]):
+    errors = RowErrorSerializer(many=True, read_only=True)
+    errors_truncated = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Dataset
+        fields = [
+            "id",
+            "name",
+            "description",
+            "format",
+            "builtin_name",
+            "builtin_limit",
+            "size_bytes",
+            "sha256",
+            "input_schema",
+            "output_schema",
+            "column_mapping",
+            "status",
+            "row_count",
+            "error_count",
+            "errors",
+            "errors_truncated",
+            "test_fraction",
+            "split_seed",
+            "created_at",
+            "validated_at",
+        ]
+        read_only_fields = fields
+
+    def get_errors_truncated(self, dataset: Dataset) -> bool:
+        return dataset.error_count > len(dataset.errors)
+
+
+class DatasetSummarySerializer(DatasetSerializer):
+    """The list view: everything but the row errors."""
+
+    class Meta(DatasetSerializer.Meta):
+        fields = [f for f in DatasetSerializer.Meta.fields if f != "errors"]
+        read_only_fields = fields
+
+
+class JsonText(serializers.JSONField):
+    """A JSON value that may also arrive as text (multipart forms send strings)."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, str):
+            try:
+                data = json.loads(data) if data.strip() else None
+            except json.JSONDecodeError as error:
+                raise serializers.ValidationError(f"not valid JSON: {error}") from None
+        return super().to_internal_value(data)
+
+
+class DatasetUploadSerializer(serializers.Serializer[dict[str, Any]]):
+    file = serializers.FileField(help_text=".csv, .jsonl or .json")
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    input_schema = JsonText(help_text="JSON schema of a row's inputs")
+    output_schema = JsonText(help_text="JSON schema of a row's targets")
+    column_mapping = JsonText(required=False, allow_null=True, help_text="{field: column}")
+    test_fraction = serializers.FloatField(
+        required=False, default=0.2, min_value=0.0, max_value=0.99
+    )
+    split_seed = serializers.IntegerField(required=False, default=0)
+    format = serializers.ChoiceField(
+        choices=Dataset.Format.choices,
+        required=False,
+        help_text="csv, jsonl or json; default: from the file name",
+    )
+
+
+class DatasetUpdateSerializer(serializers.Serializer[dict[str, Any]]):
+    name = serializers.CharField(max_length=200, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class BuiltinCreateSerializer(serializers.Serializer[dict[str, Any]]):
+    builtin_name = serializers.CharField(help_text="a name from /api/datasets/catalogue/")
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    limit = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, help_text="rows kept per split"
+    )
+
+
+class DatasetCatalogueEntrySerializer(serializers.Serializer[dict[str, Any]]):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    task = serializers.CharField()
+    sizes = serializers.DictField(child=serializers.IntegerField())
+    licence = serializers.CharField()
+    source = serializers.CharField()
+    input_data_model = serializers.CharField()
+    output_data_model = serializers.CharField()
+    input_schema = serializers.JSONField()
+    output_schema = serializers.JSONField(allow_null=True)
+
+
+class PreviewRowSerializer(serializers.Serializer[dict[str, Any]]):
+    line = serializers.IntegerField()
+    input = serializers.JSONField(allow_null=True)
+    output = serializers.JSONField(allow_null=True)
+    errors = RowErrorSerializer(many=True)
+
+
+class PreviewSerializer(serializers.Serializer[dict[str, Any]]):
+    rows = PreviewRowSerializer(many=True)
+
+
+class ErrorsSerializer(serializers.Serializer[dict[str, Any]]):
+    status = serializers.CharField()
+    error_count = serializers.IntegerField()
+    truncated = serializers.BooleanField()
+    errors = RowErrorSerializer(many=True)

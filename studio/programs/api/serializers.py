@@ -1,0 +1,122 @@
+"""Program and version representations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from studio.programs.models import Program, ProgramVersion
+
+
+class ProgramSerializer(serializers.ModelSerializer[Program]):
+    latest_version = serializers.SerializerMethodField()
+    version_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Program
+        fields = [
+            "id",
+            "name",
+            "description",
+            "latest_version",
+            "version_count",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["id", "created_at", "updated_at"]
+
+    def get_latest_version(self, program: Program) -> int | None:
+        latest = getattr(program, "latest_number", None)
+        if latest is None:
+            version = program.latest_version
+            latest = version.number if version else None
+        return latest
+
+
+class ProgramCreateSerializer(serializers.Serializer[dict[str, Any]]):
+    name = serializers.CharField(max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    document = serializers.JSONField(help_text="optimizer_core.Program.to_json()")
+    layout = serializers.JSONField(required=False, default=dict, help_text="editor node positions")
+    message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class ProgramUpdateSerializer(serializers.Serializer[dict[str, Any]]):
+    name = serializers.CharField(max_length=200, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class ProgramVersionSerializer(serializers.ModelSerializer[ProgramVersion]):
+    program = serializers.PrimaryKeyRelatedField(read_only=True)
+
+    class Meta:
+        model = ProgramVersion
+        fields = ["id", "program", "number", "document", "layout", "message", "created_at"]
+        read_only_fields = fields
+
+
+class ProgramVersionSummarySerializer(serializers.ModelSerializer[ProgramVersion]):
+    class Meta:
+        model = ProgramVersion
+        fields = ["id", "number", "message", "created_at"]
+        read_only_fields = fields
+
+
+class VersionCreateSerializer(serializers.Serializer[dict[str, Any]]):
+    document = serializers.JSONField(help_text="optimizer_core.Program.to_json()")
+    layout = serializers.JSONField(required=False, default=dict)
+    message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+
+
+class DocumentSerializer(serializers.Serializer[dict[str, Any]]):
+    document = serializers.JSONField(help_text="optimizer_core.Program.to_json()")
+
+
+class FieldErrorSerializer(serializers.Serializer[dict[str, Any]]):
+    path = serializers.CharField()
+    message = serializers.CharField()
+
+
+class ValidationResultSerializer(serializers.Serializer[dict[str, Any]]):
+    valid = serializers.BooleanField()
+    errors = FieldErrorSerializer(many=True)
+
+
+class DocumentErrorsSerializer(serializers.Serializer[dict[str, Any]]):
+    errors = FieldErrorSerializer(many=True)
+
+
+class DiffChangeSerializer(serializers.Serializer[dict[str, Any]]):
+    path = serializers.CharField()
+    op = serializers.ChoiceField(choices=["changed", "added", "removed"])
+    old = serializers.JSONField(allow_null=True)
+    new = serializers.JSONField(allow_null=True)
+
+
+class DiffSummarySerializer(serializers.Serializer[dict[str, Any]]):
+    modules_added = serializers.ListField(child=serializers.CharField())
+    modules_removed = serializers.ListField(child=serializers.CharField())
+    modules_changed = serializers.ListField(child=serializers.CharField())
+    instructions_changed = serializers.ListField(child=serializers.CharField())
+    examples_changed = serializers.ListField(child=serializers.CharField())
+
+
+class DiffSerializer(serializers.Serializer[dict[str, Any]]):
+    from_ = serializers.IntegerField()
+    to = serializers.IntegerField()
+    summary = DiffSummarySerializer()
+    changes = DiffChangeSerializer(many=True)
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        fields["from"] = fields.pop("from_")
+        return fields
+
+
+class ImportSerializer(serializers.Serializer[dict[str, Any]]):
+    file = serializers.FileField(required=False, help_text="an exported .json document")
+    name = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    document = serializers.JSONField(required=False)
+    layout = serializers.JSONField(required=False)

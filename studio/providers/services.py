@@ -1,0 +1,265 @@
+"""Provider operations: create / update with an encrypted key, defaults, model building."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from optimizer_core.language_models import EmbeddingModel, LanguageModel
+from studio.providers import crypto
+from studio.providers.models import Provider
+
+JsonDict = dict[str, Any]
+
+LOCAL_MODEL = "local/smollm2"
+"""The bundled offline model (served by optimizer_core.local_models)."""
+
+CATALOGUE: list[JsonDict] = [
+    {
+        "model": LOCAL_MODEL,
+        "kind": Provider.Kind.LANGUAGE,
+        "label": "Bundled local model (SmolLM2-135M-Instruct, offline)",
+        "needs_api_key": False,
+        "local": True,
+    },
+    {
+        "model": "openai/gpt-4o-mini",
+        "kind": Provider.Kind.LANGUAGE,
+        "label": "OpenAI GPT-4o mini",
+        "needs_api_key": True,
+        "local": False,
+    },
+    {
+        "model": "openai/gpt-4o",
+        "kind": Provider.Kind.LANGUAGE,
+        "label": "OpenAI GPT-4o",
+        "needs_api_key": True,
+        "local": False,
+    },
+    {
+        "model": "anthropic/claude-3-5-haiku-latest",
+        "kind": Provider.Kind.LANGUAGE,
+        "label": "Anthropic Claude 3.5 Haiku",
+        "needs_api_key": True,
+        "local": False,
+    },
+    {
+        "model": "ollama/llama3.1",
+        "kind": Provider.Kind.LANGUAGE,
+        "label": "Ollama (local server; set api_base)",
+        "needs_api_key": False,
+        "local": False,
+    },
+    {
+        "model": "hosted_vllm/<model>",
+        "kind": Provider.Kind.LANGUAGE,
+        "label": "vLLM or any OpenAI-compatible server (set api_base)",
+        "needs_api_key": False,
+        "local": False,
+    },
+    {
+        "model": "openai/text-embedding-3-small",
+        "kind": Provider.Kind.EMBEDDING,
+        "label": "OpenAI text-embedding-3-small",
+        "needs_api_key": True,
+        "local": False,
+    },
+]
+
+# Constructor arguments a provider may not set through `params`: they have
+# their own fields, or would bypass the stored (encrypted) key.
+_RESERVED_PARAMS = frozenset({"model", "api_base", "api_key"})
+
+
+class ProviderError(ValueError):
+    """A provider request that cannot be honoured; ``field`` names the culprit."""
+
+    def __init__(self, message: str, *, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def catalogue() -> list[JsonDict]:
+    """Known model choices, for the provider form."""
+    return [dict(entry) for entry in CATALOGUE]
+
+
+def _model_class(kind: str) -> type[LanguageModel] | type[EmbeddingModel]:
+    return EmbeddingModel if kind == Provider.Kind.EMBEDDING else LanguageModel
+
+
+def check_params(*, kind: str, model: str, api_base: str, params: Any) -> JsonDict:
+    """Check that a model can be built from these settings (no network is used).
+
+    Raises:
+        ProviderError: `params` is not an object, holds a reserved key, or the
+            model's constructor refuses a value.
+    """
+    if params in (None, ""):
+        params = {}
+    if not isinstance(params, dict):
+        raise ProviderError("`params` must be an object of constructor arguments", field="params")
+    for key in params:
+        if key in _RESERVED_PARAMS:
+            raise ProviderError(
+                f"`params.{key}` is not allowed: use the provider's own field",
+                field=f"params.{key}",
+            )
+    try:
+        _model_class(kind)(model, api_base=api_base or None, **params)
+    except (TypeError, ValueError) as error:
+        message = str(error)
+        culprit = next((key for key in params if f"`{key}`" in message), "")
+        raise ProviderError(
+            f"invalid parameters for {model!r}: {message}",
+            field=f"params.{culprit}" if culprit else "params",
+        ) from None
+    return dict(params)
+
+
+def _clear_other_defaults(provider: Provider) -> None:
+    Provider.objects.filter(owner=provider.owner, kind=provider.kind, is_default=True).exclude(
+        pk=provider.pk
+    ).update(is_default=False)
+
+
+def create_provider(
+    *,
+    owner: Any,
+    name: str,
+    model: str,
+    kind: str = Provider.Kind.LANGUAGE,
+    api_base: str = "",
+    api_key: str = "",
+    params: JsonDict | None = None,
+    is_default: bool = False,
+) -> Provider:
+    """Create a provider; its API key is stored encrypted.
+
+    The first provider of a kind becomes the default; making a provider the
+    default unsets the previous one.
+    """
+    checked = check_params(kind=kind, model=model, api_base=api_base, params=params)
+    with transaction.atomic():
+        first_of_kind = not Provider.objects.filter(owner=owner, kind=kind).exists()
+        provider = Provider(
+            owner=owner,
+            name=name,
+            kind=kind,
+            model=model,
+            api_base=api_base,
+            params=checked,
+            encrypted_api_key=crypto.encrypt(api_key),
+            is_default=is_default or first_of_kind,
+        )
+        if provider.is_default:
+            Provider.objects.filter(owner=owner, kind=kind, is_default=True).update(
+                is_default=False
+            )
+        provider.save()
+    return provider
+
+
+_UNSET: Any = object()
+
+
+def update_provider(
+    provider: Provider,
+    *,
+    name: str | None = None,
+    model: str | None = None,
+    kind: str | None = None,
+    api_base: str | None = None,
+    api_key: str | None = _UNSET,
+    params: JsonDict | None = None,
+    is_default: bool | None = None,
+) -> Provider:
+    """Change a provider. ``api_key``: omit to keep it, ``""`` or None to remove it."""
+    new_kind = kind if kind is not None else provider.kind
+    new_model = model if model is not None else provider.model
+    new_base = api_base if api_base is not None else provider.api_base
+    new_params = params if params is not None else provider.params
+    checked = check_params(kind=new_kind, model=new_model, api_base=new_base, params=new_params)
+    with transaction.atomic():
+        provider.kind = new_kind
+        provider.model = new_model
+        provider.api_base = new_base
+        provider.params = checked
+        if name is not None:
+            provider.name = name
+        if api_key is not _UNSET:
+            provider.encrypted_api_key = crypto.encrypt(api_key or "")
+        if is_default is not None:
+            provider.is_default = is_default
+        if provider.is_default:
+            _clear_other_defaults(provider)
+        provider.save()
+    return provider
+
+
+def set_default(provider: Provider) -> Provider:
+    """Make a provider its owner's default for its kind."""
+    return update_provider(provider, is_default=True)
+
+
+def default_provider(owner: Any, *, kind: str = Provider.Kind.LANGUAGE) -> Provider | None:
+    """A user's default provider of a kind, or None."""
+    return Provider.objects.filter(owner=owner, kind=kind, is_default=True).first()
+
+
+def has_api_key(provider: Provider) -> bool:
+    return bool(provider.encrypted_api_key)
+
+
+def build_language_model(provider: Provider, **overrides: Any) -> LanguageModel:
+    """The `optimizer_core.LanguageModel` a provider describes, with its decrypted key.
+
+    Args:
+        provider: a language provider.
+        **overrides: constructor arguments that win over the stored ``params``.
+
+    Raises:
+        ProviderError: the provider is an embedding provider.
+        crypto.DecryptionError: the stored key cannot be decrypted.
+    """
+    if provider.kind != Provider.Kind.LANGUAGE:
+        raise ProviderError(f"provider {provider.name!r} is not a language model", field="kind")
+    return LanguageModel(
+        provider.model,
+        api_base=provider.api_base or None,
+        api_key=crypto.decrypt(provider.encrypted_api_key) or None,
+        **{**provider.params, **overrides},
+    )
+
+
+def build_embedding_model(provider: Provider, **overrides: Any) -> EmbeddingModel:
+    """The `optimizer_core.EmbeddingModel` a provider describes, with its decrypted key.
+
+    Raises:
+        ProviderError: the provider is a language provider.
+        crypto.DecryptionError: the stored key cannot be decrypted.
+    """
+    if provider.kind != Provider.Kind.EMBEDDING:
+        raise ProviderError(f"provider {provider.name!r} is not an embedding model", field="kind")
+    return EmbeddingModel(
+        provider.model,
+        api_base=provider.api_base or None,
+        api_key=crypto.decrypt(provider.encrypted_api_key) or None,
+        **{**provider.params, **overrides},
+    )
+
+
+def delete_provider(provider: Provider) -> None:
+    """Delete a provider; when it was the default, the oldest other one of its kind takes over."""
+    with transaction.atomic():
+        was_default = provider.is_default
+        owner, kind = provider.owner, provider.kind
+        provider.delete()
+        if was_default:
+            successor = (
+                Provider.objects.filter(owner=owner, kind=kind).order_by("created_at").first()
+            )
+            if successor is not None:
+                successor.is_default = True
+                successor.save(update_fields=["is_default"])
