@@ -43,6 +43,10 @@ class Run(models.Model):
         "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="forks"
     )
     fork_epoch = models.PositiveIntegerField(null=True, blank=True)
+    initial_document = models.JSONField(
+        null=True, blank=True, help_text="Program.to_json() a fork starts from (else the version's)"
+    )
+    attempts = models.PositiveIntegerField(default=0, help_text="times a worker claimed the run")
     current_epoch = models.PositiveIntegerField(default=0)
     before = models.JSONField(null=True, blank=True, help_text="evaluations before training")
     after = models.JSONField(null=True, blank=True, help_text="evaluations after training")
@@ -60,9 +64,15 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["state", "heartbeat_at"], name="run_state_heartbeat")]
 
     def __str__(self) -> str:
         return self.name or f"run {self.pk}"
+
+    @property
+    def group_name(self) -> str:
+        """The channel-layer group its events are sent on."""
+        return f"run_{self.pk}"
 
 
 class RunEvent(models.Model):

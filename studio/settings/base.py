@@ -72,6 +72,13 @@ TEMPLATES = [
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'studio.sqlite3'}"),
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded mode writes from the web server and the worker at once: WAL lets
+    # readers proceed, IMMEDIATE takes the write lock at BEGIN (no upgrade deadlock),
+    # and the timeout waits for the other writer instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"init_command": "PRAGMA journal_mode=WAL;", "transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -112,6 +119,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+# A running run whose worker sent no heartbeat for this long is re-queued (worker died).
+STUDIO_RUN_STALE_AFTER_S = env.float("STUDIO_RUN_STALE_AFTER_S", default=120.0)
+STUDIO_RUN_HEARTBEAT_S = env.float("STUDIO_RUN_HEARTBEAT_S", default=10.0)
+
 # Uploads: streamed to disk, refused above this size.
 STUDIO_UPLOAD_MAX_BYTES = env.int("STUDIO_UPLOAD_MAX_BYTES", default=200 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
@@ -130,6 +141,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Runs whose worker died (no heartbeat for STUDIO_RUN_STALE_AFTER_S) are re-queued and
+# resume from their last checkpoint; workers also sweep once when they start.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-runs": {
+        "task": "runs.sweep_stale_runs",
+        "schedule": env.float("STUDIO_SWEEP_EVERY_S", default=60.0),
+    }
+}
 
 # Channel layer: Redis when CHANNEL_REDIS_URL is set, else the embedded layer
 # (see studio.realtime) that works across processes without a server.
@@ -138,11 +157,20 @@ if CHANNEL_REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [CHANNEL_REDIS_URL]},
+            "CONFIG": {
+                # redis-py 8 reads with a 5 s socket timeout by default, which cuts the
+                # layer's 5 s blocking BZPOPMIN and kills idle sockets (close 1011).
+                "hosts": [{"address": CHANNEL_REDIS_URL, "socket_timeout": 30}],
+            },
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "studio.realtime.layers.RunEventPollingLayer",
+            "CONFIG": {"poll_interval": env.float("STUDIO_EVENT_POLL_S", default=0.05)},
+        }
+    }
 
 LOGGING = {
     "version": 1,

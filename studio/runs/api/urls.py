@@ -1,3 +1,10 @@
-from django.urls import path  # noqa: F401
+"""Routes of the runs API."""
 
-urlpatterns: list = []
+from rest_framework.routers import SimpleRouter
+
+from studio.runs.api.views import RunViewSet
+
+router = SimpleRouter()
+router.register("runs", RunViewSet, basename="run")
+
+urlpatterns = router.urls

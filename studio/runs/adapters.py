@@ -1,0 +1,32 @@
+"""The runs app's two needs from its neighbours, in one place.
+
+A dataset's rows split into inputs and targets (`studio.datasets.services.load_examples`)
+and a provider's `LanguageModel` with its decrypted key
+(`studio.providers.services.build_language_model`). The training code calls
+these wrappers only, so a change of those apps' APIs touches this file alone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from studio.datasets.models import Dataset
+    from studio.providers.models import Provider
+
+Rows = list[dict[str, Any]]
+
+
+def load_examples(dataset: Dataset, *, split: str) -> tuple[Rows, Rows]:
+    """The dataset's ``split`` ("train" or "test") as (inputs, targets), one dict per row."""
+    from studio.datasets.services import load_examples as load
+
+    inputs, outputs = load(dataset, split=split)
+    return list(inputs), list(outputs)
+
+
+def build_language_model(provider: Provider) -> Any:
+    """The provider's `optimizer_core.LanguageModel`, with its decrypted key."""
+    from studio.providers.services import build_language_model as build
+
+    return build(provider)

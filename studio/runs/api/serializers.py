@@ -1,0 +1,114 @@
+"""Serializers of the runs API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from studio.datasets.models import Dataset
+from studio.programs.models import ProgramVersion
+from studio.providers.models import Provider
+from studio.runs.models import Checkpoint, Run, RunEvent
+
+
+class OwnedPrimaryKeyField(serializers.PrimaryKeyRelatedField):
+    """A primary key that resolves only among the requesting user's own rows."""
+
+    def __init__(self, *, owner_path: str, **kwargs: Any) -> None:
+        self.owner_path = owner_path
+        super().__init__(**kwargs)
+
+    def get_queryset(self) -> Any:
+        request = self.context.get("request")
+        queryset = super().get_queryset()
+        if request is None:
+            return queryset.none()
+        return queryset.filter(**{self.owner_path: request.user})
+
+
+class RunSerializer(serializers.ModelSerializer):
+    program = serializers.IntegerField(source="program_version.program_id", read_only=True)
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "name",
+            "program",
+            "program_version",
+            "dataset",
+            "provider",
+            "compile_config",
+            "fit_config",
+            "state",
+            "error",
+            "cancel_requested",
+            "parent",
+            "fork_epoch",
+            "current_epoch",
+            "attempts",
+            "before",
+            "after",
+            "usage",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "heartbeat_at",
+        ]
+        read_only_fields = fields
+
+
+class RunDetailSerializer(RunSerializer):
+    class Meta(RunSerializer.Meta):
+        fields = [*RunSerializer.Meta.fields, "trained_document"]
+        read_only_fields = fields
+
+
+class RunCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    program_version = OwnedPrimaryKeyField(
+        queryset=ProgramVersion.objects.select_related("program"), owner_path="program__owner"
+    )
+    dataset = OwnedPrimaryKeyField(queryset=Dataset.objects.all(), owner_path="owner")
+    provider = OwnedPrimaryKeyField(queryset=Provider.objects.all(), owner_path="owner")
+    compile_config = serializers.JSONField(
+        help_text='{"reward": {"name", "params"}, "optimizer": {...}, "metrics": [...]}'
+    )
+    fit_config = serializers.JSONField(
+        required=False,
+        default=dict,
+        help_text="epochs, batch_size, validation_split, seed, shuffle, evaluations",
+    )
+
+
+class ForkSerializer(serializers.Serializer):
+    epoch = serializers.IntegerField(min_value=0)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+    fit_config = serializers.JSONField(required=False, default=None, allow_null=True)
+    compile_config = serializers.JSONField(required=False, default=None, allow_null=True)
+
+
+class RunEventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RunEvent
+        fields = ["seq", "kind", "payload", "created_at"]
+        read_only_fields = fields
+
+
+class RunEventPageSerializer(serializers.Serializer):
+    events = RunEventSerializer(many=True)
+    last_seq = serializers.IntegerField(help_text="seq of the last event returned (or `after`)")
+    has_more = serializers.BooleanField()
+
+
+class CheckpointSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Checkpoint
+        fields = ["epoch", "logs", "created_at", "document"]
+        read_only_fields = fields
+
+
+class CompareSerializer(serializers.Serializer):
+    runs = serializers.ListField(child=serializers.DictField())
+    variables = serializers.DictField()

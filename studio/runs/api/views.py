@@ -1,0 +1,222 @@
+"""HTTP layer of runs: thin views over `studio.runs.services`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from studio.runs import services
+from studio.runs.api.serializers import (
+    CheckpointSerializer,
+    CompareSerializer,
+    ForkSerializer,
+    RunCreateSerializer,
+    RunDetailSerializer,
+    RunEventPageSerializer,
+    RunEventSerializer,
+    RunSerializer,
+)
+from studio.runs.compare import compare_runs
+from studio.runs.models import Run
+
+EVENTS_PAGE_DEFAULT = 500
+EVENTS_PAGE_MAX = 5000
+COMPARE_MAX = 8
+
+
+def _drf_error(error: DjangoValidationError) -> ValidationError:
+    if hasattr(error, "error_dict"):
+        return ValidationError(error.message_dict)
+    return ValidationError({"detail": error.messages})
+
+
+class Conflict(ValidationError):
+    status_code = status.HTTP_409_CONFLICT
+
+
+class RunFilter(django_filters.FilterSet):
+    program = django_filters.NumberFilter(field_name="program_version__program_id")
+    parent = django_filters.NumberFilter(field_name="parent_id")
+    created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+
+    class Meta:
+        model = Run
+        fields = ["state", "program_version", "dataset", "provider", "program", "parent"]
+
+
+def _int_param(request: Request, name: str, default: int, *, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationError({name: f"must be an integer, got {raw!r}"}) from None
+    if not low <= value <= high:
+        raise ValidationError({name: f"must be in [{low}, {high}], got {value}"})
+    return value
+
+
+class RunViewSet(
+    mixins.CreateModelMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Training runs of the signed-in user: start, follow, cancel, fork, compare."""
+
+    filterset_class = RunFilter
+    ordering_fields = ["created_at", "started_at", "finished_at", "state", "name"]
+    ordering = ["-created_at"]
+    search_fields = ["name"]
+
+    def get_queryset(self) -> QuerySet[Run]:
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return Run.objects.none()
+        # Another user's run is simply not found (404), never forbidden.
+        return Run.objects.filter(owner=self.request.user).select_related("program_version")
+
+    def get_serializer_class(self) -> Any:
+        if self.action == "create":
+            return RunCreateSerializer
+        if self.action == "retrieve":
+            return RunDetailSerializer
+        return RunSerializer
+
+    @extend_schema(operation_id="runs_list")
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(operation_id="runs_retrieve")
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().retrieve(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="runs_create", request=RunCreateSerializer, responses={201: RunSerializer}
+    )
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = RunCreateSerializer(data=request.data, context={"request": request})
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            run = services.start_run(
+                owner=request.user,
+                program_version=data["program_version"],
+                dataset=data["dataset"],
+                provider=data["provider"],
+                compile_config=data["compile_config"],
+                fit_config=data.get("fit_config") or {},
+                name=data.get("name", ""),
+            )
+        except DjangoValidationError as error:
+            raise _drf_error(error) from None
+        return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(operation_id="runs_cancel", request=None, responses={200: RunSerializer})
+    @action(detail=True, methods=["post"])
+    def cancel(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        try:
+            services.cancel_run(run)
+        except services.InvalidTransition as error:
+            raise Conflict({"state": error.messages}) from None
+        return Response(RunSerializer(run).data)
+
+    @extend_schema(operation_id="runs_fork", request=ForkSerializer, responses={201: RunSerializer})
+    @action(detail=True, methods=["post"])
+    def fork(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        serializer = ForkSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            fork = services.fork_run(
+                run=run,
+                epoch=data["epoch"],
+                owner=request.user,
+                fit_config=data.get("fit_config"),
+                compile_config=data.get("compile_config"),
+                name=data.get("name", ""),
+            )
+        except DjangoValidationError as error:
+            raise _drf_error(error) from None
+        return Response(RunSerializer(fork).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="runs_events",
+        parameters=[
+            OpenApiParameter("after", OpenApiTypes.INT, description="last seq already seen"),
+            OpenApiParameter("limit", OpenApiTypes.INT, description=f"at most {EVENTS_PAGE_MAX}"),
+            OpenApiParameter("kind", OpenApiTypes.STR, description="only events of this kind"),
+        ],
+        responses={200: RunEventPageSerializer},
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def events(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        after = _int_param(request, "after", 0, low=0, high=2**31)
+        limit = _int_param(request, "limit", EVENTS_PAGE_DEFAULT, low=1, high=EVENTS_PAGE_MAX)
+        events = run.events.filter(seq__gt=after).order_by("seq")
+        if request.query_params.get("kind"):
+            events = events.filter(kind=request.query_params["kind"])
+        page = list(events[: limit + 1])
+        has_more = len(page) > limit
+        page = page[:limit]
+        return Response(
+            {
+                "events": RunEventSerializer(page, many=True).data,
+                "last_seq": page[-1].seq if page else after,
+                "has_more": has_more,
+            }
+        )
+
+    @extend_schema(
+        operation_id="runs_checkpoints",
+        parameters=[
+            OpenApiParameter(
+                "document", OpenApiTypes.BOOL, description="include each program document"
+            )
+        ],
+        responses={200: CheckpointSerializer(many=True)},
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def checkpoints(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        data = CheckpointSerializer(run.checkpoints.order_by("epoch"), many=True).data
+        if request.query_params.get("document", "").lower() not in ("1", "true", "yes"):
+            for item in data:
+                item.pop("document", None)
+        return Response(data)
+
+    @extend_schema(
+        operation_id="runs_compare",
+        parameters=[
+            OpenApiParameter("ids", OpenApiTypes.STR, required=True, description="e.g. 1,2")
+        ],
+        responses={200: CompareSerializer},
+    )
+    @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
+    def compare(self, request: Request) -> Response:
+        raw = request.query_params.get("ids", "")
+        try:
+            ids = [int(part) for part in raw.split(",") if part.strip()]
+        except ValueError:
+            raise ValidationError({"ids": f"comma-separated run ids, got {raw!r}"}) from None
+        if not 1 <= len(ids) <= COMPARE_MAX:
+            raise ValidationError({"ids": f"give 1 to {COMPARE_MAX} run ids"})
+        runs = {run.pk: run for run in self.get_queryset().filter(pk__in=ids)}
+        missing = [i for i in ids if i not in runs]
+        if missing:
+            return Response({"detail": f"runs not found: {missing}"}, status=404)
+        return Response(compare_runs([runs[i] for i in ids]))

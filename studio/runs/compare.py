@@ -1,0 +1,78 @@
+"""Side-by-side comparison of runs: curves, before/after, per-example results, variable diff."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from optimizer_core.programs import Program
+from studio.runs.models import Run, RunEvent
+
+
+def epoch_curves(run: Run) -> dict[str, list[Any]]:
+    """``{"epoch": [0, 1, ...], "reward": [...], "val_reward": [...], ...}`` from epoch events.
+
+    An epoch trained twice (a resumed run redoes an unfinished one) counts once: the last.
+    """
+    by_epoch: dict[int, dict[str, Any]] = {}
+    for payload in (
+        RunEvent.objects.filter(run=run, kind="epoch")
+        .order_by("seq")
+        .values_list("payload", flat=True)
+    ):
+        by_epoch[int(payload["epoch"])] = payload.get("logs") or {}
+    epochs = sorted(by_epoch)
+    keys = sorted({key for logs in by_epoch.values() for key in logs})
+    curves: dict[str, list[Any]] = {"epoch": epochs}
+    for key in keys:
+        curves[key] = [by_epoch[e].get(key) for e in epochs]
+    return curves
+
+
+def trained_variables(run: Run) -> dict[str, dict[str, Any]]:
+    """Each trainable variable's trainable fields at the end of the run (or its last epoch)."""
+    if run.trained_document:
+        program = Program.from_json({**run.trained_document, "compile_config": None})
+        return {v.name: v.get_trainable_json() for v in program.trainable_variables}
+    last = RunEvent.objects.filter(run=run, kind="variables").order_by("-seq").first()
+    return dict(last.payload.get("variables") or {}) if last is not None else {}
+
+
+def _phase(run: Run, field: str) -> dict[str, Any] | None:
+    value = getattr(run, field)
+    return value.get("summary") if isinstance(value, dict) else None
+
+
+def compare_runs(runs: list[Run]) -> dict[str, Any]:
+    """The comparison the compare view returns.
+
+    Returns:
+        ``{"runs": [{id, name, state, curves, before, after, examples}],
+        "variables": {name: {"values": {run_id: value}, "changed_fields": [...]}}}``;
+        ``changed_fields`` lists the trainable fields whose values differ between runs.
+    """
+    entries = []
+    values: dict[str, dict[str, Any]] = {}
+    for run in runs:
+        entries.append(
+            {
+                "id": run.pk,
+                "name": run.name,
+                "state": run.state,
+                "curves": epoch_curves(run),
+                "before": _phase(run, "before"),
+                "after": _phase(run, "after"),
+                "examples": (run.after or {}).get("examples", []),
+            }
+        )
+        for name, value in trained_variables(run).items():
+            values.setdefault(name, {})[str(run.pk)] = value
+    variables = {}
+    for name, per_run in values.items():
+        fields = sorted({field for value in per_run.values() for field in value})
+        changed = [
+            field
+            for field in fields
+            if len({repr(v.get(field)) for v in per_run.values()}) > 1 or len(per_run) < len(runs)
+        ]
+        variables[name] = {"values": per_run, "changed_fields": changed}
+    return {"runs": entries, "variables": variables}
