@@ -24,6 +24,7 @@ import pytest
 from optimizer_core.testing.scripted_server import ScriptedServer
 from optimizer_core.testing.students import capitals_task
 from tests.studio.realtime.live_stack import LiveStack, follow_run
+from tests.studio.runs.factories import COMPILE_CONFIG, Answer, Query, program_document
 
 pytestmark = [pytest.mark.services, pytest.mark.litellm, pytest.mark.timeout(300)]
 
@@ -83,16 +84,63 @@ async def stays_open_while_idle(port: int, run_id: int, token: str) -> None:
             pytest.fail(f"the idle socket got {message.type} {message.data!r}")
 
 
+async def start_run_through_the_api(port: int, token: str, api_base: str) -> int:
+    """Upload a CSV, wait for the worker to validate it, create provider, program and run."""
+    questions, answers, _ = capitals_task()
+    csv = "query,answer\n" + "".join(
+        f'"{q["query"]}","{a["answer"]}"\n' for q, a in zip(questions, answers, strict=True)
+    )
+    base = f"http://127.0.0.1:{port}/api"
+    headers = {"Authorization": f"Token {token}"}
+    async with aiohttp.ClientSession(headers=headers) as http:
+        form = aiohttp.FormData()
+        form.add_field("file", csv.encode(), filename="capitals.csv", content_type="text/csv")
+        form.add_field("name", "capitals")
+        form.add_field("input_schema", json.dumps(Query.model_json_schema()))
+        form.add_field("output_schema", json.dumps(Answer.model_json_schema()))
+        async with http.post(f"{base}/datasets/", data=form) as response:
+            assert response.status == 201, await response.text()
+            dataset = await response.json()
+        for _ in range(100):  # validated by the worker, through the Redis broker
+            async with http.get(f"{base}/datasets/{dataset['id']}/") as response:
+                dataset = await response.json()
+            if dataset["status"] in ("valid", "invalid"):
+                break
+            await asyncio.sleep(0.2)
+        assert dataset["status"] == "valid", dataset
+        provider_body = {"name": "scripted", "model": "openai/scripted", "api_base": api_base}
+        async with http.post(f"{base}/providers/", json=provider_body) as response:
+            assert response.status == 201, await response.text()
+            provider = await response.json()
+        document = await asyncio.to_thread(program_document)  # it runs its own event loop
+        async with http.post(
+            f"{base}/programs/", json={"name": "capitals", "document": document}
+        ) as response:
+            assert response.status == 201, await response.text()
+            program = await response.json()
+        async with http.get(f"{base}/programs/{program['id']}/versions/") as response:
+            version = (await response.json())["results"][0]
+        run_body = {
+            "program_version": version["id"], "dataset": dataset["id"], "provider": provider["id"],
+            "compile_config": COMPILE_CONFIG,
+            "fit_config": {"epochs": 2, "batch_size": 8, "evaluations": 1, "seed": 0},
+        }  # fmt: skip
+        async with http.post(f"{base}/runs/", json=run_body) as response:
+            assert response.status == 201, await response.text()
+            return int((await response.json())["id"])
+
+
 async def test_a_run_streams_every_event_in_order_through_postgres_and_redis(
     services_env, tmp_path
 ):
     _, _, student = capitals_task()
     stack = LiveStack(services_env, tmp_path)
     with ScriptedServer(student.from_request, latency=0.02) as server, stack.running():
-        created = stack.setup_run(server.base_url, epochs=2)
+        token = stack.create_token()
         try:
-            messages = await follow_run(stack.port, created["run"], created["token"])
-            await stays_open_while_idle(stack.port, created["run"], created["token"])
+            run_id = await start_run_through_the_api(stack.port, token, server.base_url)
+            messages = await follow_run(stack.port, run_id, token)
+            await stays_open_while_idle(stack.port, run_id, token)
         except Exception:
             print(stack.logs())
             raise

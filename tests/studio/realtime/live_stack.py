@@ -148,6 +148,10 @@ class LiveStack:
         out = self.manage_module("setup", api_base, str(epochs), str(batch_size))
         return dict(json.loads(out.strip().splitlines()[-1]))
 
+    def create_token(self) -> str:
+        """A new user and its API token, for tests that go through the REST API."""
+        return str(json.loads(self.manage_module("token").strip().splitlines()[-1])["token"])
+
     def manage_module(self, *args: str) -> str:
         done = subprocess.run(
             [sys.executable, "-m", "tests.studio.realtime.live_stack", *args],
@@ -229,6 +233,17 @@ def _emit(run_id: int, count: int, rate: float) -> None:
         time.sleep(1.0 / rate)
 
 
+def _token() -> None:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    user = get_user_model().objects.create_user(f"api{os.getpid()}", password="x" * 20)
+    print(json.dumps({"token": Token.objects.create(user=user).key}))
+
+
 def _setup(api_base: str, epochs: int, batch_size: int) -> None:
     import django
 
@@ -260,6 +275,8 @@ def _setup(api_base: str, epochs: int, batch_size: int) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "setup":
         _setup(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1] == "token":
+        _token()
     elif sys.argv[1] == "setup-idle":
         _setup_idle()
     elif sys.argv[1] == "emit":
