@@ -1,12 +1,15 @@
 # Studio: the two commands are `make run` (train a small program, see it improve)
-# and `make test` (set up and run every check). Both create .venv on first use.
+# and `make test` (set up and run every check: Python and frontend).
+# Both create .venv (and frontend/node_modules) on first use.
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 
-.PHONY: run test lint typecheck unit bench clean-venv
+FRONT_STAMP := frontend/node_modules/.installed-$(shell sha256sum frontend/package-lock.json | cut -c1-16)
+
+.PHONY: run demo test lint typecheck unit frontend frontend-check bench clean-venv
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,7 +20,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
-test: $(STAMP) lint typecheck unit
+test: $(STAMP) lint typecheck frontend-check unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check optimizer_core studio tests bench scripts manage.py
@@ -28,6 +31,17 @@ typecheck: $(STAMP)
 
 unit: $(STAMP)
 	$(BIN)/pytest -q
+
+# node_modules is rebuilt only when the lock file changes.
+$(FRONT_STAMP): frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+	@touch $(FRONT_STAMP)
+
+frontend: $(FRONT_STAMP)
+	cd frontend && npm run build
+
+frontend-check: $(FRONT_STAMP)
+	cd frontend && npm run lint && npm run typecheck && npm test && npm run build
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_fit_bench.py

@@ -1,0 +1,163 @@
+import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import qa from './__fixtures__/program_qa.json';
+import EditorPage from './EditorPage';
+import { STARTER_MODELS, starterGraph } from './model/defaults';
+import { moduleName } from './model/graph';
+import { useEditorStore } from './store/editorStore';
+
+const names = () => useEditorStore.getState().nodes.map(moduleName);
+
+beforeEach(() => {
+  useEditorStore.setState({
+    ...starterGraph(),
+    dataModels: structuredClone(STARTER_MODELS),
+    notice: null,
+  });
+  useEditorStore.temporal.getState().clear();
+});
+
+describe('EditorPage', () => {
+  it('adds a module from the palette and shows it in the inspector', async () => {
+    const user = userEvent.setup();
+    render(<EditorPage />);
+    await user.click(screen.getByRole('button', { name: 'Add Chain of thought' }));
+    expect(names()).toEqual(['input_layer', 'generator', 'chain_of_thought']);
+    const inspector = screen.getByRole('complementary', { name: 'Inspector' });
+    expect(within(inspector).getByLabelText('Module name')).toHaveValue('chain_of_thought');
+    expect(within(inspector).getByLabelText('Instructions')).toHaveValue(
+      'Your task is to answer with a JSON containing the following keys: ["thinking", "answer"].',
+    );
+  });
+
+  it('deletes, undoes and redoes from the keyboard', async () => {
+    const user = userEvent.setup();
+    render(<EditorPage />);
+    await user.click(screen.getByRole('button', { name: 'Add Generator' }));
+    fireEvent.keyDown(window, { key: 'Delete' });
+    expect(names()).toEqual(['input_layer', 'generator']);
+    fireEvent.keyDown(window, { key: 'z', ctrlKey: true });
+    expect(names()).toEqual(['input_layer', 'generator', 'generator_1']);
+    fireEvent.keyDown(window, { key: 'Z', ctrlKey: true, shiftKey: true });
+    expect(names()).toEqual(['input_layer', 'generator']);
+    expect(screen.getByRole('button', { name: 'Redo' })).toBeDisabled();
+  });
+
+  it('copies and pastes with Ctrl+C / Ctrl+V', async () => {
+    const user = userEvent.setup();
+    render(<EditorPage />);
+    await user.click(screen.getByRole('button', { name: 'Add Input' }));
+    fireEvent.keyDown(window, { key: 'c', ctrlKey: true });
+    fireEvent.keyDown(window, { key: 'v', ctrlKey: true });
+    expect(names()).toEqual(['input_layer', 'generator', 'input_layer_1', 'input_layer_2']);
+  });
+
+  it('leaves keys typed in a field alone', async () => {
+    const user = userEvent.setup();
+    render(<EditorPage />);
+    await user.click(screen.getByRole('button', { name: 'Add Generator' }));
+    const name = screen.getByLabelText('Module name');
+    await user.click(name);
+    await user.keyboard('{Delete}{Backspace}');
+    expect(names()).toHaveLength(3);
+  });
+
+  it('renames from the inspector, and shows why a name is refused', async () => {
+    const user = userEvent.setup();
+    render(<EditorPage />);
+    await user.click(screen.getByRole('button', { name: 'Add Generator' }));
+    const field = screen.getByLabelText('Module name');
+    await user.clear(field);
+    await user.type(field, 'generator{Enter}');
+    expect(screen.getByRole('alert')).toHaveTextContent(
+      "Another module is already named 'generator'.",
+    );
+    await user.clear(field);
+    await user.type(field, 'summarizer{Enter}');
+    expect(names()).toEqual(['input_layer', 'generator', 'summarizer']);
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('lays the graph out with L', async () => {
+    render(<EditorPage />);
+    act(() => {
+      useEditorStore.setState({
+        nodes: useEditorStore.getState().nodes.map((n) => ({ ...n, position: { x: 0, y: 0 } })),
+      });
+    });
+    // Elk runs asynchronously; keep the whole wait inside act so React sees the update.
+    await act(async () => {
+      fireEvent.keyDown(window, { key: 'l' });
+      await vi.waitFor(
+        () => {
+          const [input, gen] = useEditorStore.getState().nodes;
+          expect(input!.position.x).toBeLessThan(gen!.position.x);
+        },
+        { timeout: 5000 },
+      );
+    });
+  });
+
+  it('shows the program checks', () => {
+    render(<EditorPage />);
+    expect(screen.getByText('● Valid program')).toBeInTheDocument();
+    act(() => {
+      useEditorStore.setState({ edges: [] });
+    });
+    expect(screen.getByText(/2 problems/)).toBeInTheDocument();
+  });
+
+  it('opens a program file and exports it back with its layout', async () => {
+    const user = userEvent.setup();
+    render(<EditorPage />);
+    const file = new File(
+      [JSON.stringify({ ...qa, layout: { version: 1, nodes: {} } })],
+      'qa.json',
+      {
+        type: 'application/json',
+      },
+    );
+    await user.upload(screen.getByLabelText('Program file'), file);
+    await screen.findByText('Opened qa.json.');
+    expect(names()).toEqual(['input_layer', 'generator', 'chain_of_thought']);
+
+    const blobs: Blob[] = [];
+    const createObjectURL = vi.fn((blob: Blob) => {
+      blobs.push(blob);
+      return 'blob:program';
+    });
+    Object.assign(URL, { createObjectURL, revokeObjectURL: vi.fn() });
+    await user.click(screen.getByRole('button', { name: 'Export' }));
+    const exported = JSON.parse(await blobs[0]!.text()) as Record<string, unknown>;
+    const { layout, ...document } = exported;
+    expect(document).toEqual(qa);
+    expect(Object.keys((layout as { nodes: object }).nodes)).toEqual([
+      'input_layer',
+      'generator',
+      'chain_of_thought',
+    ]);
+  });
+
+  it('refuses to export a program the engine would not build, and says why', async () => {
+    const user = userEvent.setup();
+    render(<EditorPage />);
+    await user.click(screen.getByRole('button', { name: 'Add Generator' }));
+    await user.click(screen.getByRole('button', { name: 'Export' }));
+    expect(screen.getByRole('status')).toHaveTextContent(
+      "Cannot export yet: Generator 'generator_1' has no input: its output cannot reach back to an Input.",
+    );
+  });
+
+  it('says why a file cannot be opened', async () => {
+    const user = userEvent.setup();
+    render(<EditorPage />);
+    await user.upload(
+      screen.getByLabelText('Program file'),
+      new File(['{"kind": "x"}'], 'bad.json'),
+    );
+    expect(await screen.findByRole('status')).toHaveTextContent(
+      'Cannot open this program: expected a \'optimizer_core.program\' document, got kind "x".',
+    );
+  });
+});

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { STARTER_MODELS } from '../model/defaults';
+import { graphToDocument, moduleName, type GeneratorNodeData } from '../model/graph';
+import { apply, makeState, reason } from './testing';
+import { setDataModel, setProgramOutput, updateModule, updateProgram } from './updateModule';
+
+const generatorData = (state: ReturnType<typeof makeState>, i: number) =>
+  state.nodes[i]!.data as GeneratorNodeData;
+
+describe('updateModule', () => {
+  it('renames a module, its variable and its place among the outputs', () => {
+    const state = makeState('qa');
+    const cot = state.nodes[2]!.id;
+    const next = apply(state, updateModule, { nodeId: cot, config: { name: 'final' } });
+    const { document } = graphToDocument(next);
+    expect(document.program.outputs).toEqual(['final']);
+    expect(Object.keys(document.variables)).toEqual(['generator/state', 'final/state']);
+  });
+
+  it('refuses a name another module has, or one with a slash', () => {
+    const state = makeState('qa');
+    const cot = state.nodes[2]!.id;
+    expect(reason(state, updateModule, { nodeId: cot, config: { name: 'generator' } })).toBe(
+      "Another module is already named 'generator'.",
+    );
+    expect(reason(state, updateModule, { nodeId: cot, config: { name: 'a/b' } })).toMatch(
+      /cannot contain "\/"/,
+    );
+    expect(reason(state, updateModule, { nodeId: cot, config: { temperature: -1 } })).toMatch(
+      />= 0/,
+    );
+    expect(
+      reason(state, updateModule, { nodeId: state.nodes[0]!.id, config: { temperature: 1 } }),
+    ).toBe('An Input has no temperature setting.');
+  });
+
+  it('edits settings and the trainable variable', () => {
+    const state = makeState('qa');
+    const gen = state.nodes[1]!.id;
+    const next = apply(state, updateModule, {
+      nodeId: gen,
+      config: { temperature: 0.7, use_outputs_schema: true, instructions: 'Be terse.' },
+      variable: { examples: [{ inputs: { query: 'q' }, outputs: { answer: 'a' } }] },
+    });
+    const data = generatorData(next, 1);
+    expect(data.config).toMatchObject({
+      temperature: 0.7,
+      use_outputs_schema: true,
+      instructions: 'Be terse.',
+    });
+    expect(data.variable.instructions).toBe('Be terse.');
+    expect(data.variable.examples).toHaveLength(1);
+    // The original state is untouched (undo depends on it).
+    expect(generatorData(state, 1).config.temperature).toBeNull();
+  });
+});
+
+describe('setDataModel', () => {
+  it('switches the model and keeps default instructions in step with its keys', () => {
+    const state = makeState('qa');
+    const query = STARTER_MODELS[0]!;
+    const next = apply(state, setDataModel, { nodeId: state.nodes[1]!.id, dataModel: query });
+    expect(generatorData(next, 1).config.data_model.name).toBe('Query');
+    expect(generatorData(next, 1).variable.instructions).toBe(
+      'Your task is to answer with a JSON containing the following keys: ["query"].',
+    );
+    // Instructions someone wrote stay as they are.
+    const cot = apply(state, setDataModel, { nodeId: state.nodes[2]!.id, dataModel: query });
+    expect(generatorData(cot, 2).variable.instructions).toBe('Think first.');
+  });
+});
+
+describe('updateProgram', () => {
+  it('renames the program but not to nothing', () => {
+    const next = apply(makeState('qa'), updateProgram, { name: 'qa2', description: null });
+    expect(next.meta.name).toBe('qa2');
+    expect(reason(next, updateProgram, { name: '  ' })).toBe('The program needs a name.');
+    expect(next.nodes.map(moduleName)).toHaveLength(3);
+  });
+});
+
+describe('setProgramOutput', () => {
+  it('makes a module that feeds another an output as well, and back', () => {
+    const state = makeState('qa');
+    const gen = state.nodes[1]!.id;
+    const next = apply(state, setProgramOutput, { nodeId: gen, output: true });
+    const { document } = graphToDocument(next);
+    expect(document.program.outputs).toEqual(['chain_of_thought', 'generator']);
+    expect(document.program.single_output).toBe(false);
+    const back = apply(next, setProgramOutput, { nodeId: gen, output: false });
+    expect(graphToDocument(back).document.program.outputs).toEqual(['chain_of_thought']);
+    expect(reason(state, setProgramOutput, { nodeId: state.nodes[2]!.id, output: false })).toBe(
+      "'chain_of_thought' feeds no other module, so it is always an output.",
+    );
+  });
+});

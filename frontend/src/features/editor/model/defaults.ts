@@ -1,0 +1,89 @@
+import type { SavedDataModel } from './document';
+import {
+  DEFAULT_LANGUAGE_MODEL,
+  defaultInstructions,
+  editorClassPath,
+  emptyVariable,
+  MODULE_CLASSES,
+  type GeneratorConfig,
+  type ModuleKind,
+} from './document';
+import { emptyMeta, makeEdge, newId, type EditorGraph, type ProgramNode } from './graph';
+import { cloneJson } from '@/lib/json';
+import type { XYPosition } from '@xyflow/react';
+
+/** The models a new editor starts with: a question in, an answer out. */
+export const STARTER_MODELS: SavedDataModel[] = [
+  {
+    name: 'Query',
+    class: editorClassPath('Query'),
+    schema: {
+      additionalProperties: false,
+      properties: { query: { description: "The user's question", title: 'Query', type: 'string' } },
+      required: ['query'],
+      title: 'Query',
+      type: 'object',
+    },
+  },
+  {
+    name: 'Answer',
+    class: editorClassPath('Answer'),
+    schema: {
+      additionalProperties: false,
+      properties: {
+        answer: { description: 'The correct answer', title: 'Answer', type: 'string' },
+      },
+      required: ['answer'],
+      title: 'Answer',
+      type: 'object',
+    },
+  },
+];
+
+/** `unique_name` in optimizer_core: `generator`, then `generator_1`, `generator_2`... */
+export function uniqueName(base: string, taken: Iterable<string>): string {
+  const names = new Set(taken);
+  if (!names.has(base)) return base;
+  for (let i = 1; ; i += 1) {
+    const candidate = `${base}_${i}`;
+    if (!names.has(candidate)) return candidate;
+  }
+}
+
+export function createNode(
+  kind: ModuleKind,
+  name: string,
+  dataModel: SavedDataModel,
+  position: XYPosition,
+): ProgramNode {
+  const { module, class_name } = MODULE_CLASSES[kind];
+  const envelope = { module, class_name, registered_name: `${module}.${class_name}` };
+  const base = { name, description: null, trainable: true, data_model: cloneJson(dataModel) };
+  const id = newId(kind.toLowerCase());
+  if (kind === 'Input') {
+    return { id, type: 'Input', position, data: { kind, envelope, config: base } };
+  }
+  // Key order follows Generator.get_config so saved documents read the same as the engine's.
+  const config: GeneratorConfig = {
+    ...base,
+    language_model: cloneJson(DEFAULT_LANGUAGE_MODEL),
+    instructions: null,
+    use_inputs_schema: false,
+    use_outputs_schema: false,
+    temperature: null,
+  };
+  const variable = emptyVariable(defaultInstructions(kind, dataModel.schema));
+  return { id, type: kind, position, data: { kind, envelope, config, variable } } as ProgramNode;
+}
+
+/** What a new editor shows: a question in, an answer out, ready to extend. */
+export function starterGraph(): EditorGraph {
+  const [query, answer] = STARTER_MODELS as [SavedDataModel, SavedDataModel];
+  const input = createNode('Input', 'input_layer', query, { x: 0, y: 40 });
+  const generator = createNode('Generator', 'generator', answer, { x: 340, y: 0 });
+  return {
+    nodes: [input, generator],
+    edges: [makeEdge(input.id, generator.id)],
+    meta: emptyMeta('my_program'),
+  };
+}

@@ -1,0 +1,215 @@
+/**
+ * The saved program document, as `optimizer_core.Program.to_json()` writes it.
+ *
+ * Shapes follow optimizer_core/programs/program.py (`to_json`, `get_config`),
+ * modules/{input,generator}.py (`get_config`) and modules/serialization.py
+ * (`serialize_data_model`). Keys the editor does not know are carried through untouched.
+ */
+import type { Json, JsonObject } from '@/lib/json';
+import type { JsonSchema } from '@/lib/datamodel/schema';
+import { pythonJsonDumps } from '@/lib/json';
+import { schemaKeys } from '@/lib/datamodel/schema';
+
+export const FORMAT_VERSION = 1;
+export const DOCUMENT_KIND = 'optimizer_core.program';
+
+/** `serialize_object(obj)` from optimizer_core/saving/object_registry.py. */
+export type SerializedObject = {
+  module: string;
+  class_name: string;
+  registered_name: string;
+  config: JsonObject;
+};
+
+/** `serialize_data_model(cls)`: the class path is used on load when it imports. */
+export type SavedDataModel = {
+  name: string;
+  class: string;
+  schema: JsonSchema;
+};
+
+export type ModuleConfigBase = {
+  name: string;
+  description: string | null;
+  trainable: boolean;
+  data_model: SavedDataModel;
+};
+
+export type InputConfig = ModuleConfigBase;
+
+export type GeneratorConfig = ModuleConfigBase & {
+  language_model: SerializedObject;
+  instructions: string | null;
+  use_inputs_schema: boolean;
+  use_outputs_schema: boolean;
+  temperature: number | null;
+};
+
+export type Example = { inputs: JsonObject; outputs: JsonObject; reward?: number | null };
+
+/** A Generator's variable: trainable fields plus the optimizer's bookkeeping. */
+export type VariableJson = {
+  instructions: string;
+  examples: Example[];
+  predictions: Json[];
+  candidates: Json[];
+  best_candidates: Json[];
+  nb_visit: number;
+  cumulative_reward: number;
+  [key: string]: Json | undefined;
+};
+
+export type ModuleEntry = {
+  name: string;
+  module: SerializedObject;
+  inbound: string[];
+};
+
+export type ProgramConfig = {
+  name: string;
+  description: string | null;
+  modules: ModuleEntry[];
+  inputs: string[];
+  outputs: string[];
+  single_input: boolean;
+  single_output: boolean;
+};
+
+/** Where each module sits on the canvas, by module name. Not read by optimizer_core. */
+export type EditorLayout = {
+  version: 1;
+  nodes: Record<string, { x: number; y: number }>;
+};
+
+export type ProgramDocument = {
+  format_version: number;
+  kind: typeof DOCUMENT_KIND;
+  program: ProgramConfig;
+  compile_config: JsonObject | null;
+  variables: Record<string, VariableJson>;
+  optimizer_state: JsonObject | null;
+};
+
+/** The node kinds the palette offers; each maps to one optimizer_core module class. */
+export const MODULE_CLASSES = {
+  Input: {
+    module: 'optimizer_core.modules.input',
+    class_name: 'InputLayer',
+    baseName: 'input_layer',
+  },
+  Generator: {
+    module: 'optimizer_core.modules.generator',
+    class_name: 'Generator',
+    baseName: 'generator',
+  },
+  ChainOfThought: {
+    module: 'optimizer_core.modules.chain_of_thought',
+    class_name: 'ChainOfThought',
+    baseName: 'chain_of_thought',
+  },
+} as const;
+
+export type ModuleKind = keyof typeof MODULE_CLASSES;
+export const MODULE_KINDS = Object.keys(MODULE_CLASSES) as ModuleKind[];
+
+export function kindOfClass(className: string): ModuleKind | undefined {
+  return MODULE_KINDS.find((kind) => MODULE_CLASSES[kind].class_name === className);
+}
+
+export function serializedModule(kind: ModuleKind, config: JsonObject): SerializedObject {
+  const { module, class_name } = MODULE_CLASSES[kind];
+  return { module, class_name, registered_name: `${module}.${class_name}`, config };
+}
+
+/** The variable a Generator named `name` owns (optimizer_core: `f"{name}/state"`). */
+export function variableName(moduleName: string): string {
+  return `${moduleName}/state`;
+}
+
+/** The keys a Generator asks for: ChainOfThought puts `thinking` first (with_thinking). */
+export function outputKeys(kind: ModuleKind, schema: JsonSchema): string[] {
+  const keys = schemaKeys(schema);
+  return kind === 'ChainOfThought' && !keys.includes('thinking') ? ['thinking', ...keys] : keys;
+}
+
+/** The name of the model a module outputs: ChainOfThought's gets `WithThinking`. */
+export function outputModelName(kind: ModuleKind, dataModel: SavedDataModel): string {
+  if (kind !== 'ChainOfThought' || schemaKeys(dataModel.schema).includes('thinking')) {
+    return dataModel.name;
+  }
+  return `${dataModel.name}WithThinking`;
+}
+
+/** `default_instructions(output_model)` from modules/generator.py. */
+export function defaultInstructions(kind: ModuleKind, schema: JsonSchema): string {
+  const keys = pythonJsonDumps(outputKeys(kind, schema));
+  return `Your task is to answer with a JSON containing the following keys: ${keys}.`;
+}
+
+export function emptyVariable(instructions: string): VariableJson {
+  return {
+    instructions,
+    examples: [],
+    predictions: [],
+    candidates: [],
+    best_candidates: [],
+    nb_visit: 0,
+    cumulative_reward: 0,
+  };
+}
+
+/** The language model a new Generator gets until a provider is chosen (the bundled offline one). */
+export const DEFAULT_LANGUAGE_MODEL: SerializedObject = {
+  module: 'optimizer_core.language_models.language_model',
+  class_name: 'LanguageModel',
+  registered_name: 'optimizer_core.language_models.language_model.LanguageModel',
+  config: {
+    model: 'ollama/mistral',
+    api_base: null,
+    timeout: 120,
+    max_retries: 5,
+    backoff_base: 0.5,
+    backoff_max: 30,
+    max_concurrency: 16,
+    cache_dir: null,
+    temperature: null,
+    max_tokens: null,
+    structured_output: 'json_schema',
+  },
+};
+
+/** The class path written for models drawn in the editor; it never imports, so the engine
+ * rebuilds the class from the schema (modules/serialization.py). */
+export function editorClassPath(name: string): string {
+  return `studio_editor.${name}`;
+}
+
+export class DocumentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DocumentError';
+  }
+}
+
+/** Check the envelope the way `_check_document` does, before reading the rest. */
+export function checkDocument(value: unknown): asserts value is ProgramDocument {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new DocumentError('a program file must hold a JSON object');
+  }
+  const doc = value as Record<string, unknown>;
+  if (doc.kind !== DOCUMENT_KIND) {
+    throw new DocumentError(
+      `expected a '${DOCUMENT_KIND}' document, got kind ${JSON.stringify(doc.kind ?? null)}`,
+    );
+  }
+  const version = doc.format_version;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version > FORMAT_VERSION) {
+    throw new DocumentError(
+      `unsupported format_version ${JSON.stringify(version ?? null)} (the editor reads up to ${FORMAT_VERSION})`,
+    );
+  }
+  const program = doc.program as Record<string, unknown> | undefined;
+  if (!program || !Array.isArray(program.modules)) {
+    throw new DocumentError('the document has no program.modules list');
+  }
+}
