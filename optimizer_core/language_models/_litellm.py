@@ -191,6 +191,17 @@ def map_error(
         connection = LanguageModelError(message, model=model)
         connection.retryable = True
         return connection
+    text = str(error).lower()
+    if (
+        sent_response_format
+        and status is not None
+        and status >= 500
+        and "response_format" in text
+        and ("literal_error" in text or "validation" in text)
+    ):
+        # llama-cpp-python's server answers an unsupported response_format type with a
+        # 500 (a pydantic validation error): retrying cannot help, falling back can.
+        return ResponseFormatRejected(message, model=model, rejected=sent_response_format)
     if isinstance(
         error,
         litellm.InternalServerError | litellm.ServiceUnavailableError | litellm.BadGatewayError,

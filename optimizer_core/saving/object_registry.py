@@ -95,7 +95,7 @@ def resolve_import_path(path: str, *, allow_imported: bool = False) -> Any:
         allow_imported: in safe mode, also accept modules already in ``sys.modules``
             (never for something that will be called with the file's arguments).
     """
-    module_name, _, qualname = path.rpartition(".")
+    module_name = path.rpartition(".")[0]
     if not module_name or "<" in path:
         return None
     # Walk back while the left part is not a module (nested classes: module.Outer.Inner).

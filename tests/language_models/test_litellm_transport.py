@@ -168,3 +168,26 @@ async def test_embedding_errors_are_mapped(server: ScriptedServer) -> None:
     with pytest.raises(AuthenticationError):
         await em(["hello"])
     assert server.stats.embedding_requests == 1
+
+
+async def test_a_500_validation_error_on_response_format_falls_back(server: ScriptedServer) -> None:
+    """llama-cpp-python's server rejects json_schema with a 500 (a pydantic literal_error)."""
+    server.fail_next(
+        status=500,
+        body='{"error": {"message": "1 validation error: response_format.type literal_error '
+        'Input should be \'text\' or \'json_object\'", "type": "internal_server_error"}}',
+    )
+    lm = model_for(server)
+    assert await lm(MESSAGES, schema=SCHEMA) == {}
+    first, second = list(server.stats.requests)
+    assert first["response_format"]["type"] == "json_schema"
+    assert second["response_format"]["type"] == "json_object"
+    assert server.stats.chat_requests == 2  # no retries of the rejected format
+
+
+async def test_an_ordinary_500_is_still_retried(server: ScriptedServer) -> None:
+    server.fail_next(status=500, body='{"error": {"message": "overloaded"}}')
+    lm = model_for(server)
+    assert isinstance(await lm(MESSAGES, schema=SCHEMA), dict)
+    requests = list(server.stats.requests)
+    assert [r["response_format"]["type"] for r in requests] == ["json_schema", "json_schema"]

