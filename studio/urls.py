@@ -1,8 +1,10 @@
 """URL map: the REST API under /api/, its OpenAPI schema at /api/schema/."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from studio.views import spa_index
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -13,4 +15,6 @@ urlpatterns = [
     path("api/", include("studio.datasets.api.urls")),
     path("api/", include("studio.providers.api.urls")),
     path("api/", include("studio.runs.api.urls")),
+    # Everything else is a page of the browser app.
+    re_path(r"^(?!api/|admin/|ws/|static/).*$", spa_index, name="spa"),
 ]

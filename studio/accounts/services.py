@@ -115,7 +115,8 @@ def ensure_demo(*, username: str | None = None, password: str | None = None) -> 
             )
         program = Program.objects.filter(owner=user, name=DEMO_PROGRAM).first()
         if program is None:
-            language_model = provider_services.build_language_model(provider)
+            # Only named in the document: a run calls its provider's model instead.
+            language_model = optimizer_core.LanguageModel(provider.model)
             program = program_services.create_program(
                 owner=user,
                 name=DEMO_PROGRAM,

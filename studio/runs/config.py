@@ -32,11 +32,10 @@ from optimizer_core import rewards as rewards_family
 
 JsonDict = dict[str, Any]
 
-# Rewards and optimizers whose constructor needs a language model get the run's provider.
-_NEEDS_LANGUAGE_MODEL = {"LMAsJudge"}
-_UNSUPPORTED_OPTIMIZERS = {
-    "OMEGA": "OMEGA needs an embedding provider, not yet wired in the studio"
-}
+# Rewards and optimizers whose constructor needs a language model get the run's provider;
+# those that need an embedding model get the owner's (see providers.default_embedding_model).
+_NEEDS_LANGUAGE_MODEL = {"LMAsJudge", "OMEGA"}
+_NEEDS_EMBEDDING_MODEL = {"CosineSimilarity", "OMEGA"}
 
 FIT_DEFAULTS: JsonDict = {
     "epochs": 1,
@@ -77,20 +76,41 @@ def _entry(value: Any, where: str) -> tuple[str, JsonDict]:
     raise ValidationError({where: 'expected a name or {"name": ..., "params": {...}}'})
 
 
-def _build(family: Any, value: Any, where: str, language_model: Any) -> Any:
+def needs_embedding_model(config: Any) -> bool:
+    """Whether a compile config names something that needs an embedding model."""
+    entries = [config.get("reward"), config.get("optimizer"), *(config.get("metrics") or [])]
+    for entry in entries if isinstance(config, dict) else []:
+        name = entry if isinstance(entry, str) else (entry or {}).get("name", "")
+        if _squash(str(name)) in {_squash(n) for n in _NEEDS_EMBEDDING_MODEL} | {"omega"}:
+            return True
+    return False
+
+
+def _build(
+    family: Any, value: Any, where: str, language_model: Any, embedding_model: Any = None
+) -> Any:
     name, params = _entry(value, where)
     class_name = _class_name(family.ALL_OBJECTS, name)
     if class_name is None:
         known = sorted({cls.__name__ for cls in family.ALL_OBJECTS.values()})
         raise ValidationError({f"{where}.name": f"unknown name {name!r}; known: {known}"})
-    if family is optimizers_family and class_name in _UNSUPPORTED_OPTIMIZERS:
-        raise ValidationError({f"{where}.name": _UNSUPPORTED_OPTIMIZERS[class_name]})
-    if class_name in _NEEDS_LANGUAGE_MODEL and "language_model" not in params:
+    for reserved in ("language_model", "embedding_model", "distance_function"):
+        if reserved in params:
+            raise ValidationError(
+                {f"{where}.params.{reserved}": "set by the studio from the run's providers"}
+            )
+    if class_name in _NEEDS_LANGUAGE_MODEL:
         if language_model is None:
             from optimizer_core.language_models import FakeLanguageModel
 
             language_model = FakeLanguageModel()  # stands in while validating only
         params["language_model"] = language_model
+    if class_name in _NEEDS_EMBEDDING_MODEL:
+        if embedding_model is None:
+            from optimizer_core.language_models import FakeEmbeddingModel
+
+            embedding_model = FakeEmbeddingModel()  # stands in while validating only
+        params["embedding_model"] = embedding_model
     try:
         cls = family.ALL_OBJECTS[class_name]
         return family.get(cls(**params))
@@ -98,7 +118,9 @@ def _build(family: Any, value: Any, where: str, language_model: Any) -> Any:
         raise ValidationError({f"{where}.params": str(error)}) from None
 
 
-def build_compile_objects(config: JsonDict, language_model: Any = None) -> JsonDict:
+def build_compile_objects(
+    config: JsonDict, language_model: Any = None, embedding_model: Any = None
+) -> JsonDict:
     """``{"reward", "optimizer", "metrics"}`` objects for `Program.compile`.
 
     Raises:
@@ -115,13 +137,14 @@ def build_compile_objects(config: JsonDict, language_model: Any = None) -> JsonD
     metrics = config.get("metrics") or []
     if not isinstance(metrics, list):
         raise ValidationError({"compile_config.metrics": "must be a list"})
+    models = (language_model, embedding_model)
     return {
-        "reward": _build(rewards_family, config["reward"], "compile_config.reward", language_model),
+        "reward": _build(rewards_family, config["reward"], "compile_config.reward", *models),
         "optimizer": _build(
-            optimizers_family, config["optimizer"], "compile_config.optimizer", language_model
+            optimizers_family, config["optimizer"], "compile_config.optimizer", *models
         ),
         "metrics": [
-            _build(metrics_family, m, f"compile_config.metrics[{i}]", language_model)
+            _build(metrics_family, m, f"compile_config.metrics[{i}]", *models)
             for i, m in enumerate(metrics)
         ],
     }

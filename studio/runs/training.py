@@ -29,7 +29,7 @@ from optimizer_core.callbacks import Callback
 from optimizer_core.datamodels import to_json
 from optimizer_core.programs import Program
 from studio.runs import adapters, services
-from studio.runs.config import build_compile_objects
+from studio.runs.config import build_compile_objects, needs_embedding_model
 from studio.runs.events import emit
 from studio.runs.models import Checkpoint, Run
 
@@ -70,6 +70,7 @@ def build_program(
     language_model: Any,
     *,
     restore_optimizer_state: bool,
+    embedding_model: Any = None,
 ) -> Program:
     """A program from its JSON document, compiled from the run's config, calling the provider.
 
@@ -84,7 +85,7 @@ def build_program(
     for module in program.modules:
         if getattr(module, "language_model", None) is not None:
             module.language_model = language_model
-    program.compile(**build_compile_objects(compile_config, language_model))
+    program.compile(**build_compile_objects(compile_config, language_model, embedding_model))
     if restore_optimizer_state and state and program.optimizer is not None:
         program.optimizer.set_state(state)
     return program
@@ -282,6 +283,7 @@ class _Context:
     restore_optimizer_state: bool
     resumed_from: int | None
     language_model: Any
+    embedding_model: Any
     x_train: list[Any]
     y_train: list[Any]
     x_test: list[Any]
@@ -318,6 +320,9 @@ def _load_context(run_id: int) -> _Context:
         restore_optimizer_state=restore,
         resumed_from=resumed,
         language_model=adapters.build_language_model(run.provider),
+        embedding_model=adapters.default_embedding_model(run.owner)
+        if needs_embedding_model(run.compile_config)
+        else None,
         x_train=x_train,
         y_train=y_train,
         x_test=x_test,
@@ -383,7 +388,7 @@ async def train_claimed_run(run_id: int) -> None:
         ctx = await sync_to_async(_load_context)(run_id)
         run = ctx.run
         callback.initial_epoch = callback.epoch = ctx.initial_epoch
-        callback.language_models = [ctx.language_model]
+        callback.language_models = [m for m in (ctx.language_model, ctx.embedding_model) if m]
         callback.usage_base = dict(run.usage or {})
         heartbeat = asyncio.ensure_future(_heartbeat_loop(run_id, callback))
         if ctx.resumed_from is not None:
@@ -395,6 +400,7 @@ async def train_claimed_run(run_id: int) -> None:
             run.compile_config,
             ctx.language_model,
             restore_optimizer_state=ctx.restore_optimizer_state,
+            embedding_model=ctx.embedding_model,
         )
         callback.set_program(program)
         if run.before is None:

@@ -42,6 +42,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -93,6 +94,11 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
+# The browser app (frontend/dist, built by `make frontend`): WhiteNoise serves its
+# files at the site root; any other page path gets its index.html (studio.views).
+FRONTEND_DIST = Path(env("STUDIO_FRONTEND_DIST", default=str(BASE_DIR / "frontend" / "dist")))
+WHITENOISE_ROOT = FRONTEND_DIST if FRONTEND_DIST.is_dir() else None
+WHITENOISE_IMMUTABLE_FILE_TEST = r"^/assets/.+-[0-9A-Za-z_-]{8,}\.\w+$"
 MEDIA_ROOT = Path(env("STUDIO_MEDIA_ROOT", default=str(VAR_DIR / "media")))
 
 REST_FRAMEWORK = {

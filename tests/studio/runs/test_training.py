@@ -358,3 +358,55 @@ def test_the_sweep_command_requeues_stale_runs(user, scripted_server, enqueued):
     assert f"re-queued 1 run(s): [{run.pk}]" in out.getvalue()
     run.refresh_from_db()
     assert run.state == Run.State.QUEUED and run.worker == ""
+
+
+def test_an_omega_run_uses_the_owners_embedding_provider(user, scripted_server):
+    from optimizer_core.testing.scripted_server import schema_filler
+    from optimizer_core.testing.students import capitals_task
+    from studio.providers.models import Provider
+
+    _, _, student = capitals_task()
+
+    def respond(request):
+        """The student for the task; a (valid, dull) rewrite for OMEGA's mutations."""
+        schema = request["response_format"]["json_schema"]["schema"]
+        if set(schema.get("properties", {})) == {"answer"}:
+            return student.from_request(request)
+        return {**schema_filler(schema), "instructions": "Answer with the city name only."}
+
+    scripted_server.responder = respond
+
+    Provider.objects.create(
+        owner=user, name="embeddings", kind=Provider.Kind.EMBEDDING, model="openai/embed",
+        api_base=scripted_server.base_url, params={"max_retries": 1, "backoff_base": 0.01},
+    )  # fmt: skip
+    omega = {"name": "omega", "params": {"population_size": 4, "seed": 0}}
+    run = start(
+        user, scripted_server, compile_config={**COMPILE_CONFIG, "optimizer": omega},
+        fit={**FIT, "validation_split": 0.25},
+    )  # fmt: skip
+    before = scripted_server.stats.embedding_requests
+
+    execute_run(run.pk)
+
+    run.refresh_from_db()
+    assert run.state == Run.State.SUCCEEDED, run.error
+    populations = [
+        e.payload
+        for e in events(run)
+        if e.kind == "optimizer" and e.payload["event"] == "population"
+    ]
+    assert populations and all("population" in p for p in populations)
+    assert scripted_server.stats.embedding_requests > before, "DNS embedded through the provider"
+    assert_no_gap(run)
+
+
+def test_models_are_set_by_the_studio_not_the_config(user):
+    omega = {"name": "omega", "params": {"language_model": "openai/elsewhere"}}
+    with pytest.raises(ValidationError) as refused:
+        services.start_run(
+            owner=user, program_version=make_version(user), dataset=make_dataset(user),
+            provider=make_provider(user, "http://127.0.0.1:9/v1"),
+            compile_config={**COMPILE_CONFIG, "optimizer": omega}, fit_config=FIT,
+        )  # fmt: skip
+    assert list(refused.value.message_dict) == ["compile_config.optimizer.params.language_model"]
