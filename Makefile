@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | sha256sum | cut -c1-16)
 
 FRONT_STAMP := frontend/node_modules/.installed-$(shell sha256sum frontend/package-lock.json | cut -c1-16)
 
-.PHONY: run demo test lint typecheck unit frontend frontend-check bench clean-venv
+.PHONY: run demo test lint typecheck unit frontend frontend-check browser bench clean-venv
 
 # llama.cpp is compiled for this machine's CPU family (x86-64 with AVX2 where present).
 LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF $(shell grep -q avx2 /proc/cpuinfo 2>/dev/null && echo -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
@@ -29,7 +29,7 @@ run: $(STAMP) frontend
 demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
-test: $(STAMP) lint typecheck frontend-check unit
+test: $(STAMP) lint typecheck frontend-check browser unit
 
 lint: $(STAMP)
 	$(BIN)/ruff check optimizer_core studio tests bench scripts manage.py
@@ -49,8 +49,15 @@ $(FRONT_STAMP): frontend/package-lock.json
 frontend: $(FRONT_STAMP)
 	cd frontend && npm run build
 
-frontend-check: $(FRONT_STAMP)
-	cd frontend && npm run lint && npm run typecheck && npm test && npm run build
+# The API types must match the server's OpenAPI schema (api:check fails when stale).
+frontend-check: $(STAMP) $(FRONT_STAMP)
+	cd frontend && npm run lint && npm run typecheck && npm run api:check && npm test && npm run build
+
+# Browser tests drive Debian's chromium (installed from apt, never a downloaded browser).
+browser:
+	@test -x /usr/bin/chromium || { \
+	  echo "Installing Debian's chromium for the browser tests..."; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_fit_bench.py

@@ -92,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     var.mkdir(parents=True, exist_ok=True)
     if _manage("migrate", "--noinput").returncode != 0:
         return 1
+    # The admin's CSS and the API docs' assets, served by WhiteNoise.
+    if _manage("collectstatic", "--noinput", "--verbosity", "0").returncode != 0:
+        return 1
     database = var / "studio.sqlite3"
     if not os.environ.get("DATABASE_URL") and database.exists():
         # WAL lets the web server read while the worker writes; the mode is kept in the file.

@@ -1,21 +1,47 @@
 import { QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { BrowserRouter, Navigate, NavLink, Route, Routes } from 'react-router';
+import { useMe } from '@/lib/api/ops/authMe';
+import { useLogout } from '@/lib/api/ops/authLogout';
+import { RequireAuth } from '@/lib/auth/RequireAuth';
 import { createQueryClient } from '@/lib/queryClient';
 import './App.css';
 
 // Each page is its own chunk: the canvas library loads only with the editor.
+const SignInPage = lazy(() => import('@/features/auth/SignInPage'));
 const EditorPage = lazy(() => import('@/features/editor/EditorPage'));
+const ProgramsPage = lazy(() => import('@/features/editor/ProgramsPage'));
 const DatasetsPage = lazy(() => import('@/features/datasets/DatasetsPage'));
 const RunsPage = lazy(() => import('@/features/runs/RunsPage'));
+const NewRunPage = lazy(() => import('@/features/runs/NewRunPage'));
+const RunPage = lazy(() => import('@/features/runs/RunPage'));
 const ComparePage = lazy(() => import('@/features/compare/ComparePage'));
 
 const LINKS = [
-  { to: '/editor', label: 'Programs' },
+  { to: '/programs', label: 'Programs' },
+  { to: '/editor', label: 'Editor' },
   { to: '/datasets', label: 'Datasets' },
   { to: '/runs', label: 'Runs' },
   { to: '/compare', label: 'Compare' },
 ];
+
+function Guarded({ children }: { children: ReactNode }) {
+  return <RequireAuth>{children}</RequireAuth>;
+}
+
+function UserMenu() {
+  const me = useMe();
+  const logout = useLogout();
+  if (!me.data) return null;
+  return (
+    <div className="app-user">
+      <span>{me.data.username}</span>
+      <button type="button" className="btn btn-small btn-ghost" onClick={() => logout.mutate()}>
+        Sign out
+      </button>
+    </div>
+  );
+}
 
 export function App() {
   const [queryClient] = useState(createQueryClient);
@@ -24,7 +50,7 @@ export function App() {
       <BrowserRouter>
         <div className="app">
           <header className="app-header">
-            <a className="app-brand" href="/editor" aria-label="Studio home">
+            <a className="app-brand" href="/programs" aria-label="Studio home">
               <img src="/favicon.svg" alt="" width={22} height={22} />
               Studio
             </a>
@@ -35,16 +61,78 @@ export function App() {
                 </NavLink>
               ))}
             </nav>
+            <UserMenu />
           </header>
           <main className="app-main">
             <Suspense fallback={<div className="app-loading">Loading…</div>}>
               <Routes>
-                <Route path="/" element={<Navigate to="/editor" replace />} />
-                <Route path="/editor" element={<EditorPage />} />
-                <Route path="/datasets" element={<DatasetsPage />} />
-                <Route path="/runs" element={<RunsPage />} />
-                <Route path="/compare" element={<ComparePage />} />
-                <Route path="*" element={<Navigate to="/editor" replace />} />
+                <Route path="/login" element={<SignInPage />} />
+                <Route path="/" element={<Navigate to="/programs" replace />} />
+                <Route
+                  path="/programs"
+                  element={
+                    <Guarded>
+                      <ProgramsPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/editor"
+                  element={
+                    <Guarded>
+                      <EditorPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/editor/:programId"
+                  element={
+                    <Guarded>
+                      <EditorPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/datasets"
+                  element={
+                    <Guarded>
+                      <DatasetsPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/runs"
+                  element={
+                    <Guarded>
+                      <RunsPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/runs/new"
+                  element={
+                    <Guarded>
+                      <NewRunPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/runs/:runId"
+                  element={
+                    <Guarded>
+                      <RunPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/compare"
+                  element={
+                    <Guarded>
+                      <ComparePage />
+                    </Guarded>
+                  }
+                />
+                <Route path="*" element={<Navigate to="/programs" replace />} />
               </Routes>
             </Suspense>
           </main>

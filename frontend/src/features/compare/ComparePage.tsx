@@ -1,13 +1,223 @@
-import { Placeholder } from '@/lib/components/Placeholder';
+import { useMemo, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { useRuns } from '@/lib/api/ops/runsList';
+import { EChart, type EChartHandle } from '@/lib/charts/EChart';
+import { downloadText } from '@/lib/download';
+import { useCompare } from './api/runsCompare';
+import { VariableDiff } from './components/VariableDiff';
+import {
+  barsOption,
+  beforeAfter,
+  exampleRows,
+  examplesCsv,
+  figures,
+  overlayOption,
+  runLabel,
+  sortExamples,
+  type ExampleSort,
+} from './model/compareData';
 
+const cell = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+function downloadPng(handle: EChartHandle | null, filename: string) {
+  const url = handle?.toPng();
+  if (!url) return;
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+/** Compare runs (route /compare?ids=1,2): curves, before / after, examples, trained variables. */
 export default function ComparePage() {
+  const [params, setParams] = useSearchParams();
+  const ids = useMemo(
+    () =>
+      (params.get('ids') ?? '')
+        .split(',')
+        .map(Number)
+        .filter((n) => Number.isInteger(n) && n > 0),
+    [params],
+  );
+  const runs = useRuns();
+  const compare = useCompare(ids);
+  const [figure, setFigure] = useState('reward');
+  const [sort, setSort] = useState<ExampleSort>({ by: 'input', desc: false });
+  const [onlyRegressions, setOnlyRegressions] = useState(false);
+  const curvesChart = useRef<EChartHandle>(null);
+  const barsChart = useRef<EChartHandle>(null);
+  const data = compare.data;
+  const shown =
+    data && figures(data).includes(figure) ? figure : ((data && figures(data)[0]) ?? 'reward');
+  const overlay = useMemo(() => (data ? overlayOption(data, shown) : null), [data, shown]);
+  const bars = useMemo(() => (data ? barsOption(beforeAfter(data)) : null), [data]);
+  const rows = useMemo(() => {
+    if (!data) return [];
+    const all = exampleRows(data);
+    return sortExamples(onlyRegressions ? all.filter((r) => r.regression) : all, sort);
+  }, [data, onlyRegressions, sort]);
+  const toggleRun = (id: number) => {
+    const next = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id].slice(-8);
+    setParams(next.length ? { ids: next.join(',') } : {});
+  };
+  const sortBy = (by: ExampleSort['by']) =>
+    setSort({ by, desc: sort.by === by ? !sort.desc : by !== 'input' });
   return (
-    <Placeholder title="Compare">
-      <p>
-        Pick finished runs and compare their reward curves, metrics and final instructions side by
-        side.
-      </p>
-      <p>This page arrives with the Studio API (issue #5).</p>
-    </Placeholder>
+    <section className="page">
+      <div className="page-head">
+        <h1>Compare runs</h1>
+      </div>
+      <fieldset className="card" aria-label="Runs to compare">
+        <legend className="note">Pick up to 8 runs</legend>
+        {(runs.data ?? []).map((r) => (
+          <label key={r.id} style={{ marginRight: 14, display: 'inline-block' }}>
+            <input type="checkbox" checked={ids.includes(r.id)} onChange={() => toggleRun(r.id)} />{' '}
+            {runLabel(r)} <span className={`badge badge-${r.state}`}>{r.state}</span>
+          </label>
+        ))}
+      </fieldset>
+      {compare.isError && <div className="alert">{compare.error.message}</div>}
+      {ids.length === 0 && <p className="note">Pick runs above.</p>}
+      {data && overlay && bars && (
+        <>
+          <div className="grid-2">
+            <div className="card">
+              <div className="page-head">
+                <label htmlFor="compare-figure" className="note">
+                  Figure
+                </label>
+                <select
+                  id="compare-figure"
+                  className="select"
+                  style={{ width: 160 }}
+                  value={shown}
+                  onChange={(e) => setFigure(e.target.value)}
+                >
+                  {figures(data).map((f) => (
+                    <option key={f}>{f}</option>
+                  ))}
+                </select>
+                <span className="spacer" />
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  onClick={() => downloadPng(curvesChart.current, `curves-${shown}.png`)}
+                >
+                  PNG
+                </button>
+              </div>
+              <div data-testid="compare-curves" data-series={overlay.series.length}>
+                <EChart
+                  ref={curvesChart}
+                  label={`${shown} per epoch for each run`}
+                  option={overlay}
+                  height={300}
+                />
+              </div>
+            </div>
+            <div className="card">
+              <div className="page-head">
+                <span className="spacer" />
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  onClick={() => downloadPng(barsChart.current, 'before-after.png')}
+                >
+                  PNG
+                </button>
+              </div>
+              <div
+                data-testid="compare-bars"
+                data-bars={data.runs.filter((r) => r.before || r.after).length}
+              >
+                <EChart
+                  ref={barsChart}
+                  label="Reward before and after training for each run"
+                  option={bars}
+                  height={300}
+                />
+              </div>
+            </div>
+          </div>
+          <div className="card">
+            <div className="page-head">
+              <h2 style={{ margin: 0 }}>Per example (last evaluation after training)</h2>
+              <span className="spacer" />
+              <label>
+                <input
+                  type="checkbox"
+                  checked={onlyRegressions}
+                  onChange={(e) => setOnlyRegressions(e.target.checked)}
+                />{' '}
+                Only regressions (vs {data.runs[0] ? runLabel(data.runs[0]) : 'first run'})
+              </label>
+              <button
+                type="button"
+                className="btn btn-small"
+                onClick={() => downloadText('examples.csv', examplesCsv(data, rows), 'text/csv')}
+              >
+                CSV
+              </button>
+            </div>
+            <div className="table-scroll">
+              <table className="table" aria-label="Per-example results">
+                <thead>
+                  <tr>
+                    <th>
+                      <button type="button" onClick={() => sortBy('input')}>
+                        Input{sort.by === 'input' ? (sort.desc ? ' ▾' : ' ▴') : ''}
+                      </button>
+                    </th>
+                    <th>Expected</th>
+                    {data.runs.map((r) => (
+                      <th key={r.id}>
+                        <button type="button" onClick={() => sortBy(r.id)}>
+                          {runLabel(r)}
+                          {sort.by === r.id ? (sort.desc ? ' ▾' : ' ▴') : ''}
+                        </button>
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((row) => (
+                    <tr key={row.key} className={row.regression ? 'bad' : ''}>
+                      <td className="mono">{cell(row.input)}</td>
+                      <td className="mono">{cell(row.expected)}</td>
+                      {data.runs.map((r) => {
+                        const result = row.results[r.id];
+                        return (
+                          <td key={r.id} className="mono">
+                            {result ? (
+                              <>
+                                <b>{result.reward.toFixed(2)}</b> {cell(result.output)}
+                              </>
+                            ) : (
+                              '—'
+                            )}
+                          </td>
+                        );
+                      })}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {rows.length === 0 && (
+                <p className="note">
+                  No example
+                  {onlyRegressions ? ' regressed' : ' yet (runs store them after training)'}.
+                </p>
+              )}
+            </div>
+          </div>
+          <div className="card">
+            <h2>Trained instructions and examples</h2>
+            <VariableDiff data={data} />
+          </div>
+        </>
+      )}
+    </section>
   );
 }

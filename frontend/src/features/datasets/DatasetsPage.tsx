@@ -1,13 +1,62 @@
-import { Placeholder } from '@/lib/components/Placeholder';
+import { useState } from 'react';
+import { useDatasets } from '@/lib/api/ops/datasetsList';
+import { Catalogue } from './components/Catalogue';
+import { DatasetDetail } from './components/DatasetDetail';
+import { UploadForm } from './components/UploadForm';
 
+/** Datasets (route /datasets): upload with a field mapping, row errors, preview, built-ins. */
 export default function DatasetsPage() {
+  const datasets = useDatasets();
+  const [selected, setSelected] = useState<number | null>(null);
+  const current = selected ?? datasets.data?.[0]?.id ?? null;
   return (
-    <Placeholder title="Datasets">
-      <p>
-        Upload a JSON or CSV dataset, map its columns to a program's input and output DataModels,
-        and preview rows validated against them.
-      </p>
-      <p>This page arrives with the Studio API (issue #5).</p>
-    </Placeholder>
+    <section className="page">
+      <div className="page-head">
+        <h1>Datasets</h1>
+      </div>
+      <div className="grid-2">
+        <UploadForm onUploaded={setSelected} />
+        <section className="card" aria-label="Your datasets">
+          <h2>Your datasets</h2>
+          {datasets.isError && <div className="alert">{datasets.error.message}</div>}
+          {datasets.data?.length === 0 && <p className="note">None yet.</p>}
+          <div className="table-scroll">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Status</th>
+                  <th className="num">Rows</th>
+                  <th className="num">Errors</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(datasets.data ?? []).map((d) => (
+                  <tr key={d.id} aria-selected={d.id === current}>
+                    <td>
+                      <button
+                        type="button"
+                        className="btn btn-small btn-ghost"
+                        onClick={() => setSelected(d.id)}
+                      >
+                        {d.id === current ? '▸ ' : ''}
+                        {d.name}
+                      </button>
+                    </td>
+                    <td>
+                      <span className={`badge badge-${d.status}`}>{d.status}</span>
+                    </td>
+                    <td className="num">{d.row_count}</td>
+                    <td className="num">{d.error_count}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      </div>
+      {current !== null && <DatasetDetail key={current} datasetId={current} />}
+      <Catalogue onAdded={setSelected} />
+    </section>
   );
 }

@@ -2,10 +2,23 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import qa from './__fixtures__/program_qa.json';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MemoryRouter } from 'react-router';
 import EditorPage from './EditorPage';
 import { STARTER_MODELS, starterGraph } from './model/defaults';
 import { moduleName } from './model/graph';
 import { useEditorStore } from './store/editorStore';
+
+function renderEditor() {
+  const client = new QueryClient();
+  return render(
+    <QueryClientProvider client={client}>
+      <MemoryRouter initialEntries={['/editor']}>
+        <EditorPage />
+      </MemoryRouter>
+    </QueryClientProvider>,
+  );
+}
 
 const names = () => useEditorStore.getState().nodes.map(moduleName);
 
@@ -21,7 +34,7 @@ beforeEach(() => {
 describe('EditorPage', () => {
   it('adds a module from the palette and shows it in the inspector', async () => {
     const user = userEvent.setup();
-    render(<EditorPage />);
+    renderEditor();
     await user.click(screen.getByRole('button', { name: 'Add Chain of thought' }));
     expect(names()).toEqual(['input_layer', 'generator', 'chain_of_thought']);
     const inspector = screen.getByRole('complementary', { name: 'Inspector' });
@@ -33,7 +46,7 @@ describe('EditorPage', () => {
 
   it('deletes, undoes and redoes from the keyboard', async () => {
     const user = userEvent.setup();
-    render(<EditorPage />);
+    renderEditor();
     await user.click(screen.getByRole('button', { name: 'Add Generator' }));
     fireEvent.keyDown(window, { key: 'Delete' });
     expect(names()).toEqual(['input_layer', 'generator']);
@@ -46,7 +59,7 @@ describe('EditorPage', () => {
 
   it('copies and pastes with Ctrl+C / Ctrl+V', async () => {
     const user = userEvent.setup();
-    render(<EditorPage />);
+    renderEditor();
     await user.click(screen.getByRole('button', { name: 'Add Input' }));
     fireEvent.keyDown(window, { key: 'c', ctrlKey: true });
     fireEvent.keyDown(window, { key: 'v', ctrlKey: true });
@@ -55,7 +68,7 @@ describe('EditorPage', () => {
 
   it('leaves keys typed in a field alone', async () => {
     const user = userEvent.setup();
-    render(<EditorPage />);
+    renderEditor();
     await user.click(screen.getByRole('button', { name: 'Add Generator' }));
     const name = screen.getByLabelText('Module name');
     await user.click(name);
@@ -65,7 +78,7 @@ describe('EditorPage', () => {
 
   it('renames from the inspector, and shows why a name is refused', async () => {
     const user = userEvent.setup();
-    render(<EditorPage />);
+    renderEditor();
     await user.click(screen.getByRole('button', { name: 'Add Generator' }));
     const field = screen.getByLabelText('Module name');
     await user.clear(field);
@@ -80,7 +93,7 @@ describe('EditorPage', () => {
   });
 
   it('lays the graph out with L', async () => {
-    render(<EditorPage />);
+    renderEditor();
     act(() => {
       useEditorStore.setState({
         nodes: useEditorStore.getState().nodes.map((n) => ({ ...n, position: { x: 0, y: 0 } })),
@@ -100,7 +113,7 @@ describe('EditorPage', () => {
   });
 
   it('shows the program checks', () => {
-    render(<EditorPage />);
+    renderEditor();
     expect(screen.getByText('● Valid program')).toBeInTheDocument();
     act(() => {
       useEditorStore.setState({ edges: [] });
@@ -110,7 +123,7 @@ describe('EditorPage', () => {
 
   it('opens a program file and exports it back with its layout', async () => {
     const user = userEvent.setup();
-    render(<EditorPage />);
+    renderEditor();
     const file = new File(
       [JSON.stringify({ ...qa, layout: { version: 1, nodes: {} } })],
       'qa.json',
@@ -141,7 +154,7 @@ describe('EditorPage', () => {
 
   it('refuses to export a program the engine would not build, and says why', async () => {
     const user = userEvent.setup();
-    render(<EditorPage />);
+    renderEditor();
     await user.click(screen.getByRole('button', { name: 'Add Generator' }));
     await user.click(screen.getByRole('button', { name: 'Export' }));
     expect(screen.getByRole('status')).toHaveTextContent(
@@ -151,7 +164,7 @@ describe('EditorPage', () => {
 
   it('says why a file cannot be opened', async () => {
     const user = userEvent.setup();
-    render(<EditorPage />);
+    renderEditor();
     await user.upload(
       screen.getByLabelText('Program file'),
       new File(['{"kind": "x"}'], 'bad.json'),

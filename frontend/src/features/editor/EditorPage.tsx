@@ -1,21 +1,29 @@
 import { ReactFlowProvider } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useParams } from 'react-router';
 import { Canvas } from './components/Canvas';
 import { DataModelDesigner } from './components/DataModelDesigner';
 import { Inspector } from './components/Inspector';
 import { Palette } from './components/Palette';
 import { StatusBar } from './components/StatusBar';
 import { Toolbar } from './components/Toolbar';
+import { VersionHistory } from './components/VersionHistory';
 import styles from './components/editor.module.css';
 import { useEditorCommands } from './hooks/useEditorCommands';
 import { useKeyboardShortcuts } from './hooks/useKeyboardShortcuts';
+import { useProgramServer } from './hooks/useProgramServer';
 import { saveLibrary } from './store/library';
 import { useEditorStore } from './store/editorStore';
+import { useServerProgram } from './store/serverProgram';
 
-function Editor() {
+function Editor({ routeProgramId }: { routeProgramId: number | null }) {
   const commands = useEditorCommands();
   useKeyboardShortcuts(commands);
+  const server = useProgramServer();
+  const [saving, setSaving] = useState(false);
+  const [history, setHistory] = useState(false);
+  const { programId, version } = useServerProgram();
   // undefined: closed; null: open on a new model; a name: open on that model.
   const [designer, setDesigner] = useState<string | null | undefined>(undefined);
   useEffect(
@@ -25,10 +33,48 @@ function Editor() {
       }),
     [],
   );
+  // /editor/<id> opens that program's latest version, once per id.
+  const opened = useRef<number | null>(null);
+  useEffect(() => {
+    if (routeProgramId === null || opened.current === routeProgramId) return;
+    opened.current = routeProgramId;
+    if (useServerProgram.getState().programId !== routeProgramId) void server.open(routeProgramId);
+  }, [routeProgramId, server]);
+  const save = async () => {
+    setSaving(true);
+    try {
+      await server.save();
+    } finally {
+      setSaving(false);
+    }
+  };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+        e.preventDefault();
+        void save();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  });
   const firstModel = useEditorStore((s) => s.dataModels[0]?.name ?? null);
   return (
     <div className={styles.editor}>
-      <Toolbar commands={commands} onOpenModels={() => setDesigner(firstModel)} />
+      <Toolbar
+        commands={{
+          ...commands,
+          newProgram: () => {
+            useServerProgram.setState({ programId: null, version: null, problems: [] });
+            commands.newProgram();
+          },
+        }}
+        onOpenModels={() => setDesigner(firstModel)}
+        onSave={() => void save()}
+        onHistory={() => setHistory(true)}
+        saving={saving}
+        version={version}
+      />
       <div className={styles.workspace}>
         <Palette onAdd={commands.add} />
         <Canvas />
@@ -38,15 +84,28 @@ function Editor() {
       {designer !== undefined && (
         <DataModelDesigner initialName={designer} onClose={() => setDesigner(undefined)} />
       )}
+      {history && programId !== null && (
+        <VersionHistory
+          programId={programId}
+          current={version}
+          onClose={() => setHistory(false)}
+          onOpen={(number) => {
+            setHistory(false);
+            void server.open(programId, number);
+          }}
+        />
+      )}
     </div>
   );
 }
 
-/** The program editor page (route /editor). */
+/** The program editor page (routes /editor and /editor/:programId). */
 export default function EditorPage() {
+  const { programId } = useParams();
+  const id = programId && /^\d+$/.test(programId) ? Number(programId) : null;
   return (
     <ReactFlowProvider>
-      <Editor />
+      <Editor routeProgramId={id} />
     </ReactFlowProvider>
   );
 }

@@ -16,6 +16,7 @@ import { SHORTCUTS } from '../hooks/useKeyboardShortcuts';
 import { useEditorStore } from '../store/editorStore';
 import { CommitField } from './CommitField';
 import styles from './editor.module.css';
+import { useServerProgram } from '../store/serverProgram';
 
 type Props = { onEditModel: (name: string | null) => void; onCopy: () => void };
 
@@ -24,6 +25,7 @@ export function Inspector({ onEditModel, onCopy }: Props) {
   const selected = useEditorStore(useShallow((s) => s.nodes.filter((n) => n.selected)));
   return (
     <aside className={styles.inspector} aria-label="Inspector">
+      <ServerProblems names={selected.map(moduleName)} />
       {selected.length === 0 && <ProgramInspector />}
       {selected.length === 1 && (
         <ModuleInspector key={selected[0]!.id} node={selected[0]!} onEditModel={onEditModel} />
@@ -406,5 +408,23 @@ function OutputToggle({ nodeId, name }: { nodeId: string; name: string }) {
       />
       Program output
     </label>
+  );
+}
+
+/** The server's problems from the last save: the selected modules', or all when none is. */
+function ServerProblems({ names }: { names: string[] }) {
+  const problems = useServerProgram((s) => s.problems);
+  const shown = names.length
+    ? problems.filter((p) => p.module && names.includes(p.module))
+    : problems;
+  if (shown.length === 0) return null;
+  return (
+    <ul className={styles.serverProblems} aria-label="Server problems">
+      {shown.map((p) => (
+        <li key={`${p.path}:${p.message}`}>
+          <span className="mono">{p.path || 'document'}</span>: {p.message}
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -8,9 +8,18 @@ import styles from './editor.module.css';
 export function Toolbar({
   commands,
   onOpenModels,
+  onSave,
+  onHistory,
+  saving = false,
+  version = null,
 }: {
   commands: EditorCommands;
   onOpenModels: () => void;
+  /** Save on the server as a new version (absent: the page has no server). */
+  onSave?: () => void;
+  onHistory?: () => void;
+  saving?: boolean;
+  version?: number | null;
 }) {
   const canUndo = useStore(useEditorStore.temporal, (s) => s.pastStates.length > 0);
   const canRedo = useStore(useEditorStore.temporal, (s) => s.futureStates.length > 0);
@@ -25,7 +34,24 @@ export function Toolbar({
       <span className={styles.programName} title="Program name">
         {name}
       </span>
+      {version !== null && <span className="badge">v{version}</span>}
       <span className={styles.divider} />
+      {onSave && (
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={onSave}
+          disabled={saving || !hasNodes}
+          title="Save a new version (Ctrl+S)"
+        >
+          {saving ? 'Saving…' : 'Save'}
+        </button>
+      )}
+      {onHistory && (
+        <button type="button" className="btn" onClick={onHistory} disabled={version === null}>
+          History
+        </button>
+      )}
       <button
         type="button"
         className="btn"

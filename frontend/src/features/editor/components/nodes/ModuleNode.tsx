@@ -3,6 +3,7 @@ import { isJsonObject } from '@/lib/json';
 import { outputModelName, type ModuleKind, type SavedDataModel } from '../../model/document';
 import { INPUT_HANDLE, OUTPUT_HANDLE } from '../../model/graph';
 import { useEditorStore } from '../../store/editorStore';
+import { useServerProgram } from '../../store/serverProgram';
 import styles from './nodes.module.css';
 
 const KIND_TEXT: Record<ModuleKind, string> = {
@@ -60,6 +61,10 @@ export function ModuleCard({ id, kind, name, dataModel, selected, detail }: Prop
   const unusedInput = useEditorStore(
     (state) => kind === 'Input' && !state.edges.some((e) => e.source === id),
   );
+  // What the server refused on the last save, for this module.
+  const serverProblem = useServerProgram(
+    (state) => state.problems.find((p) => p.module === name)?.message ?? null,
+  );
   const fields = fieldSummary(dataModel);
   const output = outputModelName(kind, dataModel);
   const kindClass = {
@@ -70,9 +75,10 @@ export function ModuleCard({ id, kind, name, dataModel, selected, detail }: Prop
   return (
     <div
       className={`${styles.node} ${kindClass} ${selected ? styles.selected : ''} ${
-        unusedInput || (kind !== 'Input' && !incoming) ? styles.problem : ''
+        unusedInput || serverProblem || (kind !== 'Input' && !incoming) ? styles.problem : ''
       }`}
       aria-label={`${KIND_TEXT[kind]} ${name}, outputs ${output}`}
+      title={serverProblem ?? undefined}
     >
       {kind !== 'Input' && (
         <Handle
@@ -103,6 +109,11 @@ export function ModuleCard({ id, kind, name, dataModel, selected, detail }: Prop
           <span className={styles.model}>{output}</span>
           {unusedInput && <span className={styles.missing}>unused</span>}
         </div>
+        {serverProblem && (
+          <div className={styles.missing} role="note">
+            {serverProblem}
+          </div>
+        )}
         <ul className={styles.fields}>
           {kind === 'ChainOfThought' && !fields.some((f) => f.name === 'thinking') && (
             <li className={styles.implicit}>

@@ -1,0 +1,220 @@
+import { toCsv } from '@/lib/csv';
+
+/** What GET /api/runs/compare/ returns (studio/runs/compare.py). */
+export type Stat = { mean: number; std: number };
+export type CompareRun = {
+  id: number;
+  name: string;
+  state: string;
+  curves: Record<string, (number | null)[]> & { epoch: number[] };
+  before: Record<string, Stat> | null;
+  after: Record<string, Stat> | null;
+  examples: { input: unknown; expected: unknown; output: unknown; reward: number }[];
+};
+export type CompareData = {
+  runs: CompareRun[];
+  variables: Record<
+    string,
+    { values: Record<string, Record<string, unknown>>; changed_fields: string[] }
+  >;
+};
+
+export const runLabel = (run: Pick<CompareRun, 'id' | 'name'>) =>
+  run.name ? `#${run.id} ${run.name}` : `#${run.id}`;
+
+/** The figures any run logged per epoch, without the `val_` twins (they come along). */
+export function figures(data: CompareData): string[] {
+  const names = new Set<string>();
+  for (const run of data.runs)
+    for (const key of Object.keys(run.curves))
+      if (key !== 'epoch') names.add(key.replace(/^val_/, ''));
+  return [...names].sort((a, b) => (a === 'reward' ? -1 : b === 'reward' ? 1 : a.localeCompare(b)));
+}
+
+/** Every run's curve of `figure` (and its `val_` twin, dashed) on one chart over epochs. */
+export function overlayOption(data: CompareData, figure: string) {
+  const epochs = [...new Set(data.runs.flatMap((r) => r.curves.epoch ?? []))].sort((a, b) => a - b);
+  const series = data.runs.flatMap((run) =>
+    [figure, `val_${figure}`]
+      .filter((key) => Array.isArray(run.curves[key]))
+      .map((key) => {
+        const byEpoch = new Map(
+          (run.curves.epoch ?? []).map((e, i) => [e, run.curves[key]?.[i] ?? null]),
+        );
+        return {
+          name: `${runLabel(run)} ${key}`,
+          type: 'line',
+          data: epochs.map((e) => byEpoch.get(e) ?? null),
+          connectNulls: true,
+          lineStyle: key.startsWith('val_') ? { type: 'dashed' } : undefined,
+        };
+      }),
+  );
+  return {
+    animation: false,
+    title: { text: `${figure} per epoch`, left: 0, textStyle: { fontSize: 13 } },
+    tooltip: { trigger: 'axis' },
+    legend: { top: 30, type: 'scroll' },
+    grid: { left: 44, right: 16, top: 64, bottom: 30 },
+    xAxis: {
+      type: 'category',
+      name: 'epoch',
+      nameLocation: 'middle',
+      nameGap: 22,
+      data: epochs.map(String),
+    },
+    yAxis: { type: 'value', scale: true },
+    series,
+  };
+}
+
+export type Bar = { run: string; before: Stat | null; after: Stat | null };
+
+export function beforeAfter(data: CompareData, figure = 'reward'): Bar[] {
+  return data.runs.map((run) => ({
+    run: runLabel(run),
+    before: run.before?.[figure] ?? null,
+    after: run.after?.[figure] ?? null,
+  }));
+}
+
+/** Before / after bars per run, with a mean ± std whisker on each bar. */
+export function barsOption(bars: Bar[], figure = 'reward') {
+  const phases = ['before', 'after'] as const;
+  const whiskers = phases.map((phase, p) => ({
+    name: `${phase} ± std`,
+    type: 'custom',
+    // [category index, low, high, which bar of the pair]
+    data: bars.map((b, i) => {
+      const s = b[phase];
+      return s ? [i, s.mean - s.std, s.mean + s.std, p] : [i, null, null, p];
+    }),
+    renderItem: (
+      _params: unknown,
+      api: {
+        value: (i: number) => number;
+        coord: (v: [number, number]) => [number, number];
+        size: (v: [number, number]) => [number, number];
+      },
+    ) => {
+      const low = api.value(1);
+      const high = api.value(2);
+      if (low === null || high === null || Number.isNaN(low)) return null;
+      const band = api.size([1, 0])[0];
+      const offset = (api.value(3) === 0 ? -1 : 1) * band * 0.18;
+      const [x, yLow] = api.coord([api.value(0), low]);
+      const [, yHigh] = api.coord([api.value(0), high]);
+      const cx = x + offset;
+      const style = { stroke: '#1d2430', lineWidth: 1.5 };
+      return {
+        type: 'group',
+        children: [
+          { type: 'line', shape: { x1: cx, y1: yLow, x2: cx, y2: yHigh }, style },
+          { type: 'line', shape: { x1: cx - 5, y1: yLow, x2: cx + 5, y2: yLow }, style },
+          { type: 'line', shape: { x1: cx - 5, y1: yHigh, x2: cx + 5, y2: yHigh }, style },
+        ],
+      };
+    },
+    z: 10,
+    tooltip: { show: false },
+  }));
+  return {
+    animation: false,
+    title: {
+      text: `${figure} before / after training (mean ± std)`,
+      left: 0,
+      textStyle: { fontSize: 13 },
+    },
+    tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
+    legend: { top: 30, data: ['before', 'after'] },
+    grid: { left: 44, right: 16, top: 64, bottom: 30 },
+    xAxis: { type: 'category', data: bars.map((b) => b.run) },
+    yAxis: { type: 'value', min: 0 },
+    series: [
+      ...phases.map((phase) => ({
+        name: phase,
+        type: 'bar',
+        barGap: '0%',
+        barWidth: '36%',
+        data: bars.map((b) => (b[phase] ? Number(b[phase]!.mean.toFixed(4)) : null)),
+      })),
+      ...whiskers,
+    ],
+  };
+}
+
+export type ExampleRow = {
+  key: string;
+  input: unknown;
+  expected: unknown;
+  results: Record<number, { output: unknown; reward: number } | undefined>;
+  /** Some run scored this example lower than the first (baseline) run. */
+  regression: boolean;
+};
+
+/** One row per test example (matched by input), each run's output and reward beside. */
+export function exampleRows(data: CompareData): ExampleRow[] {
+  const rows = new Map<string, ExampleRow>();
+  for (const run of data.runs) {
+    for (const example of run.examples) {
+      const key = JSON.stringify(example.input);
+      let row = rows.get(key);
+      if (!row) {
+        row = {
+          key,
+          input: example.input,
+          expected: example.expected,
+          results: {},
+          regression: false,
+        };
+        rows.set(key, row);
+      }
+      row.results[run.id] = { output: example.output, reward: example.reward };
+    }
+  }
+  const baseline = data.runs[0]?.id;
+  for (const row of rows.values()) {
+    const base = baseline === undefined ? undefined : row.results[baseline]?.reward;
+    row.regression =
+      base !== undefined &&
+      data.runs.slice(1).some((run) => {
+        const reward = row.results[run.id]?.reward;
+        return reward !== undefined && reward < base;
+      });
+  }
+  return [...rows.values()];
+}
+
+export type ExampleSort = { by: 'input' | number; desc: boolean };
+
+export function sortExamples(rows: ExampleRow[], sort: ExampleSort): ExampleRow[] {
+  const value = (row: ExampleRow) =>
+    sort.by === 'input' ? row.key : (row.results[sort.by]?.reward ?? -Infinity);
+  return [...rows].sort((a, b) => {
+    const x = value(a);
+    const y = value(b);
+    const order =
+      typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+    return sort.desc ? -order : order;
+  });
+}
+
+/** The per-example table as CSV: input, expected, then each run's output and reward. */
+export function examplesCsv(data: CompareData, rows: ExampleRow[]): string {
+  const columns = [
+    'input',
+    'expected',
+    ...data.runs.flatMap((r) => [`${runLabel(r)} output`, `${runLabel(r)} reward`]),
+  ];
+  return toCsv(
+    columns,
+    rows.map((row) => [
+      row.input,
+      row.expected,
+      ...data.runs.flatMap((r) => [
+        row.results[r.id]?.output ?? null,
+        row.results[r.id]?.reward ?? null,
+      ]),
+    ]),
+  );
+}

@@ -1,0 +1,166 @@
+import { useEffect, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
+import { useCancelRun } from './api/runsCancel';
+import { useForkRun } from './api/runsFork';
+import { runKey, useRun } from './api/runsRetrieve';
+import { EpochCharts } from './components/EpochCharts';
+import { PopulationTable } from './components/PopulationTable';
+import { UsagePanel } from './components/UsagePanel';
+import { VariablesPanel } from './components/VariablesPanel';
+import { useRunEvents } from './hooks/useRunEvents';
+import { progress, type EvaluationSummary } from './model/runView';
+
+const ACTIVE = new Set(['queued', 'running']);
+
+function Summary({ title, summary }: { title: string; summary: EvaluationSummary | null }) {
+  return (
+    <div className="stat">
+      <b>
+        {summary?.reward
+          ? `${summary.reward.mean.toFixed(3)} ± ${summary.reward.std.toFixed(3)}`
+          : '—'}
+      </b>
+      <span>{title} reward (mean ± std)</span>
+    </div>
+  );
+}
+
+/** One run, live (route /runs/:runId): every chart reads the same `useRunEvents` view. */
+export default function RunPage() {
+  const runId = Number(useParams().runId);
+  const run = useRun(runId);
+  const { view, status, replayed } = useRunEvents(Number.isFinite(runId) ? runId : null);
+  const cancel = useCancelRun(runId);
+  const fork = useForkRun(runId);
+  const navigate = useNavigate();
+  const client = useQueryClient();
+  const [forkEpoch, setForkEpoch] = useState('');
+  const state = view.state ?? run.data?.state ?? null;
+  // The run's row (before/after, trained document) changes when it ends: refetch then.
+  useEffect(() => {
+    if (state && !ACTIVE.has(state)) void client.invalidateQueries({ queryKey: runKey(runId) });
+  }, [state, client, runId]);
+  if (run.isError)
+    return (
+      <section className="page">
+        <div className="alert">{run.error.message}</div>
+      </section>
+    );
+  const done = Math.round(progress(view) * 100);
+  const checkpoints = view.epochLogs.size + view.initialEpoch;
+  return (
+    <section className="page">
+      <div className="page-head">
+        <h1>
+          Run #{runId}
+          {run.data?.name ? ` — ${run.data.name}` : ''}
+        </h1>
+        <span className={`badge badge-${state ?? 'queued'}`} data-testid="run-state">
+          {state ?? '…'}
+        </span>
+        <span className="note" aria-live="polite">
+          {status === 'open' ? (replayed ? 'live' : 'replaying history…') : status}
+        </span>
+        <span className="spacer" />
+        <button
+          type="button"
+          className="btn btn-danger"
+          disabled={!state || !ACTIVE.has(state) || cancel.isPending}
+          onClick={() => cancel.mutate()}
+        >
+          Cancel
+        </button>
+        <label htmlFor="fork-epoch" className="note">
+          Fork from epoch
+        </label>
+        <select
+          id="fork-epoch"
+          className="select"
+          style={{ width: 80 }}
+          value={forkEpoch}
+          onChange={(e) => setForkEpoch(e.target.value)}
+        >
+          <option value="">—</option>
+          {Array.from({ length: checkpoints + 1 }, (_, e) => (
+            <option key={e} value={e}>
+              {e}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          className="btn"
+          disabled={forkEpoch === '' || fork.isPending}
+          onClick={() =>
+            fork.mutate(
+              { epoch: Number(forkEpoch) },
+              { onSuccess: (r) => navigate(`/runs/${r.id}`) },
+            )
+          }
+        >
+          Fork
+        </button>
+        <Link className="btn" to={`/compare?ids=${runId}`}>
+          Compare
+        </Link>
+      </div>
+      {(cancel.isError || fork.isError) && (
+        <div className="alert" role="alert">
+          {(cancel.error ?? fork.error)?.message}
+        </div>
+      )}
+      {view.error && (
+        <div className="alert" role="alert">
+          {view.error}
+        </div>
+      )}
+      <div className="card">
+        <div className="page-head" style={{ marginBottom: 6 }}>
+          <span>
+            {view.epoch !== null && view.epochs
+              ? `Epoch ${view.epoch + 1} of ${view.epochs}${view.steps ? `, batch ${(view.batch ?? -1) + 1} of ${view.steps}` : ''}`
+              : state === 'queued'
+                ? 'Waiting for a worker…'
+                : 'Evaluating before training…'}
+          </span>
+          <span className="spacer" />
+          <span>{done}%</span>
+        </div>
+        <div
+          className="progress"
+          role="progressbar"
+          aria-label="Training progress"
+          aria-valuenow={done}
+          aria-valuemin={0}
+          aria-valuemax={100}
+        >
+          <div style={{ width: `${done}%` }} />
+        </div>
+      </div>
+      <div className="card">
+        <h2>Epoch curves</h2>
+        <EpochCharts view={view} />
+      </div>
+      <div className="grid-2">
+        <div className="card">
+          <h2>LM usage</h2>
+          <UsagePanel usage={view.usage} />
+          <h2 style={{ marginTop: 14 }}>Evaluations on the test split</h2>
+          <div className="stats">
+            <Summary title="Before" summary={view.evaluations.before} />
+            <Summary title="After" summary={view.evaluations.after} />
+          </div>
+        </div>
+        <div className="card">
+          <h2>Optimizer population</h2>
+          <PopulationTable view={view} />
+        </div>
+      </div>
+      <div className="card">
+        <h2>Trainable variables</h2>
+        <VariablesPanel view={view} />
+      </div>
+    </section>
+  );
+}

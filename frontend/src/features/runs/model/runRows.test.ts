@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { Run } from '@/lib/api/types';
+import { runRows, sortRows } from './runRows';
+
+const run = (id: number, over: Partial<Run>): Run =>
+  ({
+    id,
+    name: `run ${id}`,
+    state: 'succeeded',
+    current_epoch: 2,
+    fit_config: { epochs: 2 },
+    before: null,
+    after: null,
+    usage: {},
+    created_at: `2026-11-30T10:0${id}:00Z`,
+    ...over,
+  }) as Run;
+
+describe('runs table rows', () => {
+  const runs = [
+    run(1, {
+      before: { summary: { reward: { mean: 0.2, std: 0 } } },
+      after: { summary: { reward: { mean: 0.5, std: 0 } } },
+      usage: { calls: 100, cost: 0.01 },
+    }),
+    run(2, { state: 'running', current_epoch: 1, usage: { calls: 10 } }),
+    run(3, {
+      before: { summary: { reward: { mean: 0.4, std: 0 } } },
+      after: { summary: { reward: { mean: 0.9, std: 0 } } },
+    }),
+  ];
+
+  it('takes the key figures from the run', () => {
+    expect(runRows(runs)[0]).toMatchObject({
+      epochs: '2/2',
+      before: 0.2,
+      after: 0.5,
+      gain: 0.3,
+      calls: 100,
+      cost: 0.01,
+    });
+    expect(runRows(runs)[1]).toMatchObject({ epochs: '1/2', gain: null, cost: null });
+  });
+
+  it('sorts by a figure either way, runs without it last', () => {
+    const rows = runRows(runs);
+    expect(sortRows(rows, 'gain', true).map((r) => r.id)).toEqual([3, 1, 2]);
+    expect(sortRows(rows, 'gain', false).map((r) => r.id)).toEqual([1, 3, 2]);
+    expect(sortRows(rows, 'state', false).map((r) => r.state)).toEqual([
+      'running',
+      'succeeded',
+      'succeeded',
+    ]);
+  });
+});

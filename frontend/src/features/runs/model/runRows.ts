@@ -1,0 +1,59 @@
+import type { Run } from '@/lib/api/types';
+
+/** The key figures of a run, for the runs table. */
+export type RunRow = {
+  id: number;
+  name: string;
+  state: string;
+  epochs: string;
+  before: number | null;
+  after: number | null;
+  gain: number | null;
+  calls: number | null;
+  cost: number | null;
+  created: string;
+};
+export type SortKey = keyof RunRow;
+
+function rewardMean(phase: unknown): number | null {
+  const mean = (phase as { summary?: { reward?: { mean?: unknown } } } | null)?.summary?.reward
+    ?.mean;
+  return typeof mean === 'number' ? mean : null;
+}
+
+export function runRows(runs: Run[]): RunRow[] {
+  return runs.map((run) => {
+    const before = rewardMean(run.before);
+    const after = rewardMean(run.after);
+    const usage = (run.usage ?? {}) as { calls?: number; cost?: number };
+    const fit = (run.fit_config ?? {}) as { epochs?: number };
+    return {
+      id: run.id,
+      name: run.name,
+      state: run.state,
+      epochs: `${run.current_epoch}/${fit.epochs ?? '?'}`,
+      before,
+      after,
+      gain: before !== null && after !== null ? after - before : null,
+      calls: typeof usage.calls === 'number' ? usage.calls : null,
+      cost: typeof usage.cost === 'number' ? usage.cost : null,
+      created: run.created_at,
+    };
+  });
+}
+
+/** Sort by one column; missing values (null) always go last. */
+export function sortRows(rows: RunRow[], key: SortKey, desc: boolean): RunRow[] {
+  return [...rows].sort((a, b) => {
+    const x = a[key];
+    const y = b[key];
+    if (x === null && y === null) return 0;
+    if (x === null) return 1;
+    if (y === null) return -1;
+    const order =
+      typeof x === 'number' && typeof y === 'number'
+        ? x - y
+        : String(x).localeCompare(String(y), undefined, { numeric: true });
+    return desc ? -order : order;
+  });
+}

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import {
+  applyEvent,
+  buildView,
+  curveGroups,
+  emptyView,
+  epochCurves,
+  lineOption,
+  progress,
+  variableChanges,
+} from './runView';
+
+const ev = (seq: number, kind: string, payload: Record<string, unknown>) => ({
+  seq,
+  kind,
+  payload,
+});
+
+const history = [
+  ev(1, 'state', { state: 'queued' }),
+  ev(2, 'state', { state: 'running' }),
+  ev(3, 'train_begin', { epochs: 2, steps: 4, initial_epoch: 0 }),
+  ev(4, 'epoch_begin', { epoch: 0 }),
+  ev(5, 'batch', { epoch: 0, batch: 1, steps: 4, logs: { reward: 0.2 } }),
+  ev(6, 'epoch', { epoch: 0, logs: { reward: 0.25, val_reward: 0.2, f1_score: 0.3 } }),
+  ev(7, 'variables', { epoch: 0, variables: { 'gen/state': { instructions: 'a', examples: [] } } }),
+  ev(8, 'usage', { calls: 40, total_tokens: 900, cost: 0.01, mean_latency_s: 0.05 }),
+  ev(9, 'epoch_begin', { epoch: 1 }),
+  ev(10, 'batch', { epoch: 1, batch: 1, steps: 4, logs: {} }),
+];
+
+describe('run events -> view', () => {
+  it('follows state, progress and usage', () => {
+    const view = buildView(history);
+    expect(view.state).toBe('running');
+    // Epoch 0 done, 2 of 4 batches of epoch 1: (1 + 0.5) / 2.
+    expect(progress(view)).toBeCloseTo(0.75);
+    expect(view.usage).toMatchObject({ calls: 40, total_tokens: 900, cost: 0.01 });
+  });
+
+  it('ignores an event already applied (replay overlapping live)', () => {
+    const view = buildView(history);
+    expect(applyEvent(view, history[5]!)).toBe(view);
+  });
+
+  it('gives one series per logged figure, each val_ figure after its twin', () => {
+    const view = buildView([
+      ...history,
+      ev(11, 'epoch', { epoch: 1, logs: { reward: 0.5, val_reward: 0.4, f1_score: 0.6 } }),
+    ]);
+    const curves = epochCurves(view);
+    expect(curves.epochs).toEqual([0, 1]);
+    expect(curves.series.map((s) => s.name)).toEqual(['f1_score', 'reward', 'val_reward']);
+    expect(curves.series[1]!.data).toEqual([0.25, 0.5]);
+    expect(curves.series[2]!.data).toEqual([0.2, 0.4]);
+  });
+
+  it('keeps the last report of an epoch redone after a resume', () => {
+    const view = buildView([
+      ev(1, 'epoch', { epoch: 0, logs: { reward: 0.1 } }),
+      ev(2, 'epoch', { epoch: 0, logs: { reward: 0.3 } }),
+    ]);
+    expect(epochCurves(view).series[0]!.data).toEqual([0.3]);
+  });
+
+  it('diffs the trainable variables against the previous epoch', () => {
+    const view = buildView([
+      ...history,
+      ev(11, 'variables', {
+        epoch: 1,
+        variables: { 'gen/state': { instructions: 'a', examples: [{ inputs: { q: 1 } }] } },
+      }),
+    ]);
+    expect(variableChanges(view, 1)).toEqual([
+      { variable: 'gen/state', field: 'examples', before: [], after: [{ inputs: { q: 1 } }] },
+    ]);
+  });
+
+  it('keeps the latest population with DNS scores, parents and operations', () => {
+    const view = applyEvent(
+      emptyView(),
+      ev(1, 'optimizer', {
+        event: 'population',
+        variable: 'gen/state',
+        epoch: 0,
+        algorithm: 'dns',
+        population: [
+          {
+            id: 'gen/state#2',
+            reward: 0.8,
+            score: 0.5,
+            parents: ['gen/state#1'],
+            operation: 'mutation',
+            kept: true,
+          },
+        ],
+      }),
+    );
+    expect(view.populations['gen/state']).toEqual({
+      epoch: 0,
+      algorithm: 'dns',
+      candidates: [
+        {
+          id: 'gen/state#2',
+          reward: 0.8,
+          score: 0.5,
+          parents: ['gen/state#1'],
+          operation: 'mutation',
+          kept: true,
+        },
+      ],
+    });
+  });
+
+  it('reports a failure with its error', () => {
+    const view = buildView([ev(1, 'state', { state: 'failed', error: 'ValueError: boom' })]);
+    expect(view).toMatchObject({ state: 'failed', error: 'ValueError: boom' });
+    expect(progress(view)).toBe(0);
+  });
+});
+
+describe('curve groups', () => {
+  it('puts reward and val_reward on one chart, reward first', () => {
+    const groups = curveGroups({
+      epochs: [0, 1],
+      series: [
+        { name: 'f1_score', data: [0.1, 0.2] },
+        { name: 'reward', data: [0.2, 0.4] },
+        { name: 'val_reward', data: [0.1, 0.3] },
+      ],
+    });
+    expect(groups.map((g) => [g.title, g.series.map((s) => s.name)])).toEqual([
+      ['reward', ['reward', 'val_reward']],
+      ['f1_score', ['f1_score']],
+    ]);
+    const option = lineOption('reward', [0, 1], groups[0]!.series);
+    expect(option.xAxis.data).toEqual(['0', '1']);
+    expect(option.series.map((s) => [s.name, s.data, s.lineStyle?.type])).toEqual([
+      ['reward', [0.2, 0.4], undefined],
+      ['val_reward', [0.1, 0.3], 'dashed'],
+    ]);
+  });
+});

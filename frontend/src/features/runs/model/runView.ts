@@ -1,0 +1,259 @@
+/**
+ * What a run's events say, shaped for the run page: state, progress, epoch curves, usage,
+ * trainable variables per epoch, and the optimizer's population. Pure: the same events
+ * (replayed or live, in seq order) always give the same view.
+ */
+export type RunEventLike = { seq: number; kind: string; payload: Record<string, unknown> };
+
+export type Usage = {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost: number;
+  mean_latency_s: number;
+  failures: number;
+};
+
+export type Candidate = {
+  id: string;
+  reward: number | null;
+  score: number | null;
+  parents: string[];
+  operation: string;
+  kept: boolean | null;
+};
+
+export type EvaluationSummary = Record<string, { mean: number; std: number }>;
+
+export type RunView = {
+  state: string | null;
+  error: string | null;
+  epochs: number | null;
+  steps: number | null;
+  initialEpoch: number;
+  /** The epoch being trained (or last trained) and the batches done in it. */
+  epoch: number | null;
+  batch: number | null;
+  /** Epoch logs by epoch: the last report of an epoch wins (a resumed run redoes one). */
+  epochLogs: Map<number, Record<string, number | null>>;
+  usage: Usage | null;
+  /** Trainable variables at the end of each epoch. */
+  variables: Map<number, Record<string, Record<string, unknown>>>;
+  /** The last population of each variable, with the algorithm that ranked it. */
+  populations: Record<string, { epoch: number; algorithm: string | null; candidates: Candidate[] }>;
+  candidates: number;
+  evaluations: { before: EvaluationSummary | null; after: EvaluationSummary | null };
+  lastSeq: number;
+};
+
+export function emptyView(): RunView {
+  return {
+    state: null,
+    error: null,
+    epochs: null,
+    steps: null,
+    initialEpoch: 0,
+    epoch: null,
+    batch: null,
+    epochLogs: new Map(),
+    usage: null,
+    variables: new Map(),
+    populations: {},
+    candidates: 0,
+    evaluations: { before: null, after: null },
+    lastSeq: 0,
+  };
+}
+
+const num = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
+
+function candidateOf(raw: Record<string, unknown>): Candidate {
+  return {
+    id: String(raw.id ?? ''),
+    reward: num(raw.reward),
+    score: num(raw.score),
+    parents: Array.isArray(raw.parents) ? raw.parents.map(String) : [],
+    operation: String(raw.operation ?? ''),
+    kept: typeof raw.kept === 'boolean' ? raw.kept : null,
+  };
+}
+
+/** Fold one event into the view (returns a new view; the input is not changed). */
+export function applyEvent(view: RunView, event: RunEventLike): RunView {
+  if (event.seq <= view.lastSeq) return view;
+  const p = event.payload;
+  const next: RunView = { ...view, lastSeq: event.seq };
+  switch (event.kind) {
+    case 'state':
+      next.state = String(p.state);
+      if (typeof p.error === 'string') next.error = p.error;
+      break;
+    case 'error':
+      next.error = `${String(p.type ?? 'Error')}: ${String(p.message ?? '')}`;
+      break;
+    case 'train_begin':
+      next.epochs = num(p.epochs);
+      next.steps = num(p.steps);
+      next.initialEpoch = num(p.initial_epoch) ?? 0;
+      break;
+    case 'epoch_begin':
+      next.epoch = num(p.epoch);
+      next.batch = null;
+      break;
+    case 'batch':
+      next.epoch = num(p.epoch);
+      next.batch = num(p.batch);
+      next.steps = num(p.steps) ?? next.steps;
+      break;
+    case 'epoch': {
+      const epochLogs = new Map(view.epochLogs);
+      const logs: Record<string, number | null> = {};
+      for (const [key, value] of Object.entries((p.logs as Record<string, unknown>) ?? {}))
+        logs[key] = num(value);
+      epochLogs.set(Number(p.epoch), logs);
+      next.epochLogs = epochLogs;
+      break;
+    }
+    case 'variables': {
+      const variables = new Map(view.variables);
+      variables.set(
+        Number(p.epoch),
+        (p.variables as Record<string, Record<string, unknown>> | undefined) ?? {},
+      );
+      next.variables = variables;
+      break;
+    }
+    case 'usage':
+      next.usage = {
+        calls: num(p.calls) ?? 0,
+        prompt_tokens: num(p.prompt_tokens) ?? 0,
+        completion_tokens: num(p.completion_tokens) ?? 0,
+        total_tokens: num(p.total_tokens) ?? 0,
+        cost: num(p.cost) ?? 0,
+        mean_latency_s: num(p.mean_latency_s) ?? 0,
+        failures: num(p.failures) ?? 0,
+      };
+      break;
+    case 'optimizer':
+      if (p.event === 'candidate') next.candidates = view.candidates + 1;
+      if (p.event === 'population' && typeof p.variable === 'string') {
+        const raw = Array.isArray(p.population) ? (p.population as Record<string, unknown>[]) : [];
+        next.populations = {
+          ...view.populations,
+          [p.variable]: {
+            epoch: num(p.epoch) ?? 0,
+            algorithm: typeof p.algorithm === 'string' ? p.algorithm : null,
+            candidates: raw.map(candidateOf),
+          },
+        };
+      }
+      break;
+    case 'evaluation_summary': {
+      const phase = p.phase === 'after' ? 'after' : 'before';
+      next.evaluations = { ...view.evaluations, [phase]: p.summary as EvaluationSummary };
+      break;
+    }
+    default:
+      return next;
+  }
+  return next;
+}
+
+export function buildView(events: RunEventLike[]): RunView {
+  return events.reduce(applyEvent, emptyView());
+}
+
+/** Fraction of the training done, from epochs and batches (1 once the run finished). */
+export function progress(view: RunView): number {
+  if (view.state === 'succeeded') return 1;
+  if (!view.epochs || view.epoch === null) return 0;
+  const total = view.epochs - view.initialEpoch;
+  if (total <= 0) return 1;
+  const doneEpochs = view.epoch - view.initialEpoch;
+  const inEpoch =
+    view.epochLogs.has(view.epoch) || !view.steps ? 1 : ((view.batch ?? -1) + 1) / view.steps;
+  return Math.min(1, Math.max(0, (doneEpochs + inEpoch) / total));
+}
+
+export type Curves = { epochs: number[]; series: { name: string; data: (number | null)[] }[] };
+
+/**
+ * Every logged figure as a series over epochs. Figures with a `val_` twin come first,
+ * each followed by its twin, so reward and val_reward sit side by side in the legend.
+ */
+export function epochCurves(view: Pick<RunView, 'epochLogs'>): Curves {
+  const epochs = [...view.epochLogs.keys()].sort((a, b) => a - b);
+  const keys = new Set<string>();
+  for (const logs of view.epochLogs.values()) for (const key of Object.keys(logs)) keys.add(key);
+  const ordered = [...keys].sort((a, b) => {
+    const base = (k: string) => k.replace(/^val_/, '');
+    return base(a) === base(b) ? (a.startsWith('val_') ? 1 : -1) : base(a).localeCompare(base(b));
+  });
+  return {
+    epochs,
+    series: ordered.map((name) => ({
+      name,
+      data: epochs.map((e) => view.epochLogs.get(e)?.[name] ?? null),
+    })),
+  };
+}
+
+export type VariableChange = { variable: string; field: string; before: unknown; after: unknown };
+
+/** The trainable fields that changed between the epoch before `epoch` and `epoch`. */
+export function variableChanges(view: Pick<RunView, 'variables'>, epoch: number): VariableChange[] {
+  const after = view.variables.get(epoch);
+  if (!after) return [];
+  const earlier = [...view.variables.keys()].filter((e) => e < epoch).sort((a, b) => b - a)[0];
+  const before = earlier === undefined ? {} : (view.variables.get(earlier) ?? {});
+  const changes: VariableChange[] = [];
+  for (const [name, fields] of Object.entries(after)) {
+    const old = (before[name] ?? {}) as Record<string, unknown>;
+    for (const [field, value] of Object.entries(fields)) {
+      if (JSON.stringify(old[field]) !== JSON.stringify(value))
+        changes.push({ variable: name, field, before: old[field] ?? null, after: value });
+    }
+  }
+  return changes;
+}
+
+/** One chart per figure: `reward` with `val_reward`, `f1_score` with `val_f1_score`... */
+export function curveGroups(curves: Curves): { title: string; series: Curves['series'] }[] {
+  const groups = new Map<string, Curves['series']>();
+  for (const series of curves.series) {
+    const base = series.name.replace(/^val_/, '');
+    groups.set(base, [...(groups.get(base) ?? []), series]);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a === 'reward' ? -1 : b === 'reward' ? 1 : a.localeCompare(b)))
+    .map(([title, series]) => ({ title, series }));
+}
+
+/** The ECharts option of one figure over epochs. */
+export function lineOption(title: string, epochs: number[], series: Curves['series']) {
+  return {
+    animation: false,
+    title: { text: title, left: 0, textStyle: { fontSize: 13 } },
+    tooltip: { trigger: 'axis' },
+    legend: { top: 0, right: 0 },
+    grid: { left: 44, right: 16, top: 36, bottom: 30 },
+    xAxis: {
+      type: 'category',
+      name: 'epoch',
+      nameGap: 22,
+      nameLocation: 'middle',
+      data: epochs.map(String),
+    },
+    yAxis: { type: 'value', scale: true },
+    series: series.map((s) => ({
+      name: s.name,
+      type: 'line',
+      data: s.data,
+      showSymbol: true,
+      connectNulls: true,
+      lineStyle: s.name.startsWith('val_') ? { type: 'dashed' } : undefined,
+    })),
+  };
+}

@@ -1,0 +1,22 @@
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../client';
+import { unwrap } from '../errors';
+import type { DatasetSummary } from '../types';
+
+export const datasetsKey = ['datasets'] as const;
+
+export async function listDatasets(): Promise<DatasetSummary[]> {
+  return unwrap(await api.GET('/api/datasets/', { params: { query: { page: 1 } } })).results;
+}
+
+/** The user's datasets; polls while one is still being validated. */
+export function useDatasets() {
+  return useQuery({
+    queryKey: datasetsKey,
+    queryFn: listDatasets,
+    refetchInterval: (query) =>
+      query.state.data?.some((d) => d.status === 'uploaded' || d.status === 'validating')
+        ? 1000
+        : false,
+  });
+}
