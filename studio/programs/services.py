@@ -539,3 +539,61 @@ def diff_versions(old: ProgramVersion, new: ProgramVersion) -> JsonDict:
         "examples_changed": changed_field("examples"),
     }
     return {"from": old.number, "to": new.number, "summary": summary, "changes": changes}
+
+
+class TryError(ValueError):
+    """A try-it request that cannot run; ``field`` names the culprit."""
+
+    def __init__(self, message: str, *, field: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def try_program(*, document: JsonDict, language_model: Any, inputs: Any) -> JsonDict:
+    """Run a program once on one input and report what every module saw and produced.
+
+    Args:
+        document: the program (a stored version's document, or the editor's unsaved one).
+        language_model: the model every module calls (the chosen provider's).
+        inputs: the input JSON (one object, or a list for programs with several inputs).
+
+    Returns:
+        ``{"output", "trace": [{module, inputs, outputs, error}], "latency_s", "usage"}``.
+
+    Raises:
+        DocumentInvalid: the document does not validate.
+        TryError: the input does not fit the program.
+    """
+    import asyncio
+    import time
+
+    from optimizer_core.exceptions import DataError
+    from optimizer_core.modules.module import TRACE
+
+    program = load_program(document)
+    for module in program.modules:
+        if getattr(module, "language_model", None) is not None:
+            module.language_model = language_model
+    try:
+        program.coerce_inputs(inputs, where="input")
+    except DataError as error:
+        raise TryError(str(error), field="input") from None
+
+    async def run() -> tuple[Any, list[JsonDict]]:
+        trace: list[JsonDict] = []
+        TRACE.set(trace)
+        return await program(inputs), trace
+
+    started = time.perf_counter()
+    output, trace = asyncio.run(run())
+    outputs = output if isinstance(output, list) else [output]
+    return {
+        "output": [o.get_json() if o is not None else None for o in outputs]
+        if isinstance(output, list)
+        else (output.get_json() if output is not None else None),
+        "trace": [
+            {k: entry.get(k) for k in ("module", "inputs", "outputs", "error")} for entry in trace
+        ],
+        "latency_s": time.perf_counter() - started,
+        "usage": language_model.usage.snapshot(),
+    }

@@ -120,3 +120,30 @@ class ImportSerializer(serializers.Serializer[dict[str, Any]]):
     description = serializers.CharField(required=False, allow_blank=True, default="")
     document = serializers.JSONField(required=False)
     layout = serializers.JSONField(required=False)
+
+
+class TryRequestSerializer(serializers.Serializer[dict[str, Any]]):
+    input = serializers.JSONField(help_text="the input JSON (a list for several inputs)")
+    version = serializers.IntegerField(
+        required=False, min_value=1, help_text="a version number (default: the latest)"
+    )
+    document = serializers.JSONField(
+        required=False, help_text="an unsaved program document (wins over `version`)"
+    )
+    provider = serializers.IntegerField(
+        required=False, help_text="a language provider id (default: your default provider)"
+    )
+
+
+class TraceEntrySerializer(serializers.Serializer[dict[str, Any]]):
+    module = serializers.CharField()
+    inputs = serializers.JSONField(allow_null=True)
+    outputs = serializers.JSONField(allow_null=True)
+    error = serializers.CharField(allow_null=True)
+
+
+class TryResultSerializer(serializers.Serializer[dict[str, Any]]):
+    output = serializers.JSONField(allow_null=True)
+    trace = TraceEntrySerializer(many=True)
+    latency_s = serializers.FloatField()
+    usage = serializers.DictField()

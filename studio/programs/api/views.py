@@ -33,6 +33,8 @@ from studio.programs.api.serializers import (
     ProgramUpdateSerializer,
     ProgramVersionSerializer,
     ProgramVersionSummarySerializer,
+    TryRequestSerializer,
+    TryResultSerializer,
     ValidationResultSerializer,
     VersionCreateSerializer,
 )
@@ -150,6 +152,57 @@ class ProgramViewSet(
         if errors:
             return _invalid(services.DocumentInvalid(errors))
         return Response({"valid": True, "errors": []})
+
+    @extend_schema(
+        operation_id="programs_try",
+        request=TryRequestSerializer,
+        responses={200: TryResultSerializer, 400: _INVALID},
+        description="Run the program once on one input; every module's input and output.",
+    )
+    @action(
+        detail=True, methods=["post"], url_path="try", filter_backends=[], pagination_class=None
+    )
+    def try_(self, request: Request, pk: str | None = None) -> Response:
+        from studio.providers import services as provider_services
+        from studio.providers.models import Provider
+
+        program = self.get_object()
+        body = TryRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        if data.get("document") is not None:
+            document = data["document"]
+        else:
+            version = (
+                self._version(program, data["version"])
+                if data.get("version")
+                else program.latest_version
+            )
+            if version is None:
+                raise ValidationError({"version": ["the program has no version yet"]})
+            document = version.document
+        if data.get("provider") is not None:
+            provider = Provider.objects.filter(
+                owner=request.user, pk=data["provider"], kind=Provider.Kind.LANGUAGE
+            ).first()
+            if provider is None:
+                raise ValidationError({"provider": ["not found"]})
+        else:
+            provider = provider_services.default_provider(request.user)
+            if provider is None:
+                raise ValidationError({"provider": ["add a language provider first"]})
+        try:
+            language_model = provider_services.build_language_model(provider)
+            result = services.try_program(
+                document=document, language_model=language_model, inputs=data["input"]
+            )
+        except services.DocumentInvalid as error:
+            return _invalid(error)
+        except services.TryError as error:
+            raise ValidationError({error.field: [str(error)]}) from None
+        except provider_services.ProviderError as error:
+            raise ValidationError({"provider": [str(error)]}) from None
+        return Response(TryResultSerializer(result).data)
 
     @extend_schema(
         operation_id="programs_versions_list",

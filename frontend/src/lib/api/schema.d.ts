@@ -251,6 +251,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/programs/{id}/try/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Run the program once on one input; every module's input and output. */
+        post: operations["programs_try"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/programs/{id}/versions/": {
         parameters: {
             query?: never;
@@ -1040,6 +1057,31 @@ export interface components {
         Token: {
             token: string;
         };
+        TraceEntry: {
+            module: string;
+            inputs: unknown;
+            outputs: unknown;
+            error: string | null;
+        };
+        TryRequestRequest: {
+            /** @description the input JSON (a list for several inputs) */
+            input: unknown;
+            /** @description a version number (default: the latest) */
+            version?: number;
+            /** @description an unsaved program document (wins over `version`) */
+            document?: unknown;
+            /** @description a language provider id (default: your default provider) */
+            provider?: number;
+        };
+        TryResult: {
+            output: unknown;
+            trace: components["schemas"]["TraceEntry"][];
+            /** Format: double */
+            latency_s: number;
+            usage: {
+                [key: string]: unknown;
+            };
+        };
         User: {
             readonly id: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -1653,6 +1695,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Diff"];
+                };
+            };
+        };
+    };
+    programs_try: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this program. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TryRequestRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TryRequestRequest"];
+                "multipart/form-data": components["schemas"]["TryRequestRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TryResult"];
+                };
+            };
+            /** @description the document does not load */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentErrors"];
                 };
             };
         };
