@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
 from optimizer_core.metrics.metric import Metric
-from optimizer_core.rewards.reward_wrappers import function_name
-from optimizer_core.saving.object_registry import deserialize_object, serialize_object
+from optimizer_core.rewards.reward_wrappers import FunctionScorer
 
 __all__ = ["MeanMetricWrapper"]
 
 
-class MeanMetricWrapper(Metric):
+class MeanMetricWrapper(FunctionScorer, Metric):
     """A metric whose result is the mean of ``fn(y_true, y_pred, **kwargs)`` over the samples.
 
     `fn` may be ``async def`` or a plain ``def``. It receives objects that
@@ -42,38 +40,12 @@ class MeanMetricWrapper(Metric):
         ```
     """
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        in_mask: list[str] | None = None,
-        out_mask: list[str] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        if not callable(fn):
-            raise TypeError(f"`fn` must be a function, got {type(fn).__name__}")
-        super().__init__(
-            name=name or function_name(fn, "mean_metric_wrapper"),
-            in_mask=in_mask,
-            out_mask=out_mask,
-        )
-        self.fn = fn
-        self.fn_kwargs = dict(kwargs)
+    default_name = "mean_metric_wrapper"
+
+    def __init__(self, fn: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(fn, **kwargs)
         self.total = 0.0
         self.count = 0
-
-    def prepare(self, value: Any) -> Any:
-        """The sample as given when no mask is set, else the masked JSON dict."""
-        if self.in_mask is None and self.out_mask is None:
-            return value
-        return super().prepare(value)
-
-    async def call(self, y_true: Any, y_pred: Any) -> Any:
-        result = self.fn(y_true, y_pred, **self.fn_kwargs)
-        if inspect.isawaitable(result):
-            result = await result
-        return result
 
     async def update_state(self, y_true: Any, y_pred: Any) -> None:
         value = await self(y_true, y_pred)
@@ -86,14 +58,3 @@ class MeanMetricWrapper(Metric):
     def reset_state(self) -> None:
         self.total = 0.0
         self.count = 0
-
-    def get_config(self) -> dict[str, Any]:
-        return {"fn": serialize_object(self.fn), **super().get_config(), **self.fn_kwargs}
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> MeanMetricWrapper:
-        config = dict(config)
-        fn = config.pop("fn")
-        if isinstance(fn, dict):
-            fn = deserialize_object(fn)
-        return cls(fn, **config)

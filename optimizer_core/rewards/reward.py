@@ -83,12 +83,81 @@ def validate_mask(mask: Iterable[str] | None, *, argument: str) -> list[str] | N
     return entries
 
 
-def _validate_name(name: str | None) -> None:
-    if name is not None and (not isinstance(name, str) or not name):
-        raise ValueError(f"`name` must be a non-empty string or None, got {name!r}")
+class MaskedScorer(abc.ABC):
+    """What rewards and metrics share: a name, field masks, and one checked score.
+
+    `score` converts both samples to JSON dicts, applies the masks, runs `call`
+    and checks that the result is a finite number; a ``None`` prediction (a
+    failed one) scores 0.0 without running `call`.
+
+    Args:
+        name: the name it is logged under (default: the class name in snake_case).
+        in_mask: keep only these fields (matched by base key, see
+            `optimizer_core.utils.json_utils`) before scoring (default None).
+        out_mask: drop these fields before scoring (default None).
+    """
+
+    #: What the error messages call it ("reward", "metric").
+    kind = "scorer"
+
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        in_mask: list[str] | None = None,
+        out_mask: list[str] | None = None,
+    ) -> None:
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ValueError(f"`name` must be a non-empty string or None, got {name!r}")
+        self.name: str = name or snake_case(type(self).__name__)
+        self.in_mask = validate_mask(in_mask, argument="in_mask")
+        self.out_mask = validate_mask(out_mask, argument="out_mask")
+
+    def mask(self, json: JsonDict) -> JsonDict:
+        """Apply the `in_mask` and `out_mask` to a JSON dict."""
+        if self.in_mask is None and self.out_mask is None:
+            return json
+        return apply_mask(json, in_mask=self.in_mask, out_mask=self.out_mask)
+
+    def prepare(self, value: Any) -> Any:
+        """Turn one sample into what `call` receives: the masked JSON dict, or None."""
+        json = as_json(value)
+        return None if json is None else self.mask(json)
+
+    async def score(self, y_true: Any, y_pred: Any) -> float:
+        """One sample's value: 0.0 for a ``None`` prediction, else `call`'s checked number.
+
+        Raises:
+            RewardError: when `call` returns something that is not a finite number.
+        """
+        if y_pred is None:
+            return 0.0
+        value = await self.call(self.prepare(y_true), self.prepare(y_pred))
+        return to_number(value, what=f"{self.kind} {self.name!r}")
+
+    @abc.abstractmethod
+    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float:
+        """Score the masked samples. `y_pred` is never None here.
+
+        Args:
+            y_true: the masked ground truth, or None when there is none.
+            y_pred: the masked prediction.
+        """
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments, JSON-compatible."""
+        return {"name": self.name, "in_mask": self.in_mask, "out_mask": self.out_mask}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        """Rebuild an instance from `get_config()`'s output."""
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name!r}>"
 
 
-class Reward(abc.ABC):
+class Reward(MaskedScorer):
     """Scores one prediction against its ground truth, usually in [0, 1].
 
     Subclasses implement `call`, which receives the two samples as JSON dicts
@@ -113,64 +182,8 @@ class Reward(abc.ABC):
         ```
     """
 
-    def __init__(
-        self,
-        *,
-        name: str | None = None,
-        in_mask: list[str] | None = None,
-        out_mask: list[str] | None = None,
-    ) -> None:
-        _validate_name(name)
-        self.name: str = name or snake_case(type(self).__name__)
-        self.in_mask = validate_mask(in_mask, argument="in_mask")
-        self.out_mask = validate_mask(out_mask, argument="out_mask")
-
-    def mask(self, json: JsonDict) -> JsonDict:
-        """Apply this reward's `in_mask` and `out_mask` to a JSON dict."""
-        if self.in_mask is None and self.out_mask is None:
-            return json
-        return apply_mask(json, in_mask=self.in_mask, out_mask=self.out_mask)
-
-    def prepare(self, value: Any) -> Any:
-        """Turn one sample into what `call` receives: the masked JSON dict, or None."""
-        json = as_json(value)
-        return None if json is None else self.mask(json)
+    kind = "reward"
 
     async def __call__(self, y_true: Any, y_pred: Any) -> float:
-        """Score one prediction.
-
-        Args:
-            y_true: the ground truth (DataModel, dict or None).
-            y_pred: the prediction (DataModel, dict, or None when it failed).
-
-        Returns:
-            The reward as a float; 0.0 when `y_pred` is None.
-
-        Raises:
-            RewardError: when `call` returns something that is not a finite number.
-        """
-        if y_pred is None:
-            return 0.0
-        value = await self.call(self.prepare(y_true), self.prepare(y_pred))
-        return to_number(value, what=f"reward {self.name!r}")
-
-    @abc.abstractmethod
-    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float:
-        """Score the masked samples. `y_pred` is never None here.
-
-        Args:
-            y_true: the masked ground truth, or None when there is none.
-            y_pred: the masked prediction.
-        """
-
-    def get_config(self) -> dict[str, Any]:
-        """The constructor arguments, JSON-compatible."""
-        return {"name": self.name, "in_mask": self.in_mask, "out_mask": self.out_mask}
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> Reward:
-        """Rebuild a reward from `get_config()`'s output."""
-        return cls(**config)
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} name={self.name!r}>"
+        """Score one prediction (see `MaskedScorer.score`)."""
+        return await self.score(y_true, y_pred)

@@ -6,10 +6,10 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from optimizer_core.rewards.reward import Reward, snake_case
+from optimizer_core.rewards.reward import MaskedScorer, Reward, snake_case
 from optimizer_core.saving.object_registry import deserialize_object, serialize_object
 
-__all__ = ["MeanRewardWrapper", "RewardFunctionWrapper", "function_name"]
+__all__ = ["FunctionScorer", "MeanRewardWrapper", "RewardFunctionWrapper", "function_name"]
 
 
 def function_name(fn: Callable[..., Any], default: str) -> str:
@@ -22,7 +22,60 @@ def function_name(fn: Callable[..., Any], default: str) -> str:
     return default
 
 
-class MeanRewardWrapper(Reward):
+class FunctionScorer(MaskedScorer):
+    """Scores with a user function ``fn(y_true, y_pred, **kwargs)``, sync or async.
+
+    Shared by `MeanRewardWrapper` and `MeanMetricWrapper`: `fn` receives the
+    samples exactly as given when no mask is set (DataModels support ``.get``),
+    and the masked JSON dicts otherwise; extra keyword arguments are saved in the
+    config, so they must be JSON-compatible.
+    """
+
+    #: The name used when `fn` has none (a lambda, a partial...).
+    default_name = "function_scorer"
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        in_mask: list[str] | None = None,
+        out_mask: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if not callable(fn):
+            raise TypeError(f"`fn` must be a function, got {type(fn).__name__}")
+        super().__init__(
+            name=name or function_name(fn, self.default_name), in_mask=in_mask, out_mask=out_mask
+        )
+        self.fn = fn
+        self.fn_kwargs = dict(kwargs)
+
+    def prepare(self, value: Any) -> Any:
+        """The sample as given when no mask is set, else the masked JSON dict."""
+        if self.in_mask is None and self.out_mask is None:
+            return value
+        return super().prepare(value)
+
+    async def call(self, y_true: Any, y_pred: Any) -> Any:
+        result = self.fn(y_true, y_pred, **self.fn_kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def get_config(self) -> dict[str, Any]:
+        return {"fn": serialize_object(self.fn), **super().get_config(), **self.fn_kwargs}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        config = dict(config)
+        fn = config.pop("fn")
+        if isinstance(fn, dict):
+            fn = deserialize_object(fn)
+        return cls(fn, **config)
+
+
+class MeanRewardWrapper(FunctionScorer, Reward):
     """A reward computed by a user function ``fn(y_true, y_pred, **kwargs) -> float``.
 
     `fn` may be ``async def`` or a plain ``def``. It receives objects that
@@ -53,47 +106,7 @@ class MeanRewardWrapper(Reward):
         ```
     """
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        in_mask: list[str] | None = None,
-        out_mask: list[str] | None = None,
-        **kwargs: Any,
-    ) -> None:
-        if not callable(fn):
-            raise TypeError(f"`fn` must be a function, got {type(fn).__name__}")
-        super().__init__(
-            name=name or function_name(fn, "mean_reward_wrapper"),
-            in_mask=in_mask,
-            out_mask=out_mask,
-        )
-        self.fn = fn
-        self.fn_kwargs = dict(kwargs)
-
-    def prepare(self, value: Any) -> Any:
-        """The sample as given when no mask is set, else the masked JSON dict."""
-        if self.in_mask is None and self.out_mask is None:
-            return value
-        return super().prepare(value)
-
-    async def call(self, y_true: Any, y_pred: Any) -> Any:
-        result = self.fn(y_true, y_pred, **self.fn_kwargs)
-        if inspect.isawaitable(result):
-            result = await result
-        return result
-
-    def get_config(self) -> dict[str, Any]:
-        return {"fn": serialize_object(self.fn), **super().get_config(), **self.fn_kwargs}
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> MeanRewardWrapper:
-        config = dict(config)
-        fn = config.pop("fn")
-        if isinstance(fn, dict):
-            fn = deserialize_object(fn)
-        return cls(fn, **config)
+    default_name = "mean_reward_wrapper"
 
 
 RewardFunctionWrapper = MeanRewardWrapper
