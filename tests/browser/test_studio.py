@@ -302,6 +302,29 @@ def test_a_new_user_trains_and_compares(
     assert table.startswith(f"input,expected,#{first_run} output,#{first_run} reward,")
     assert len(table.strip().splitlines()) == 1 + 8  # the header and the 8 test rows
 
+    # The providers page lists the provider added from the run form, as the default.
+    page.get_by_role("link", name="Providers").click()
+    providers = page.get_by_role("table", name="Providers")
+    expect(providers).to_contain_text("scripted student")
+    expect(providers).to_contain_text("default")
+    shot("providers.png")
+
+    # Try the program once on one input, from the editor: every module's output shows.
+    page.goto(f"/editor/{program_id}")
+    expect(page.get_by_text("v2", exact=True)).to_be_visible()
+    page.get_by_role("button", name="Try it").click()
+    trying = page.get_by_role("complementary", name="Try it")
+    expect(trying.get_by_label("Try provider")).to_contain_text("scripted student")
+    trying.get_by_label("query", exact=True).fill(rows[0][0])
+    trying.get_by_role("button", name="Run", exact=True).click()
+    traced = trying.get_by_role("region", name="Trace generator")
+    expect(traced).to_contain_text('"answer"', timeout=30_000)
+    expect(trying.get_by_test_id("try-stats")).to_contain_text(" s")
+    expect(page.locator('[aria-label^="Generator generator,"]')).to_have_attribute(
+        "data-try", "ok"
+    )
+    shot("editor-try.png")
+
     context.close()
     assert console_errors == []
     for name, target in README_IMAGES.items():

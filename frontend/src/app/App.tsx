@@ -16,6 +16,7 @@ const RunsPage = lazy(() => import('@/features/runs/RunsPage'));
 const NewRunPage = lazy(() => import('@/features/runs/NewRunPage'));
 const RunPage = lazy(() => import('@/features/runs/RunPage'));
 const ComparePage = lazy(() => import('@/features/compare/ComparePage'));
+const ProvidersPage = lazy(() => import('@/features/providers/ProvidersPage'));
 
 const LINKS = [
   { to: '/programs', label: 'Programs' },
@@ -23,6 +24,7 @@ const LINKS = [
   { to: '/datasets', label: 'Datasets' },
   { to: '/runs', label: 'Runs' },
   { to: '/compare', label: 'Compare' },
+  { to: '/providers', label: 'Providers' },
 ];
 
 function Guarded({ children }: { children: ReactNode }) {
@@ -129,6 +131,14 @@ export function App() {
                   element={
                     <Guarded>
                       <ComparePage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/providers"
+                  element={
+                    <Guarded>
+                      <ProvidersPage />
                     </Guarded>
                   }
                 />

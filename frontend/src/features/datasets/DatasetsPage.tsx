@@ -1,14 +1,17 @@
 import { useState } from 'react';
-import { useDatasets } from '@/lib/api/ops/datasetsList';
+import { useDatasetsPage } from '@/lib/api/ops/datasetsList';
+import { usePageParam } from '@/lib/api/pagination';
+import { Pager } from '@/lib/components/Pager';
 import { Catalogue } from './components/Catalogue';
 import { DatasetDetail } from './components/DatasetDetail';
 import { UploadForm } from './components/UploadForm';
 
 /** Datasets (route /datasets): upload with a field mapping, row errors, preview, built-ins. */
 export default function DatasetsPage() {
-  const datasets = useDatasets();
+  const [page, setPage] = usePageParam();
+  const datasets = useDatasetsPage(page);
   const [selected, setSelected] = useState<number | null>(null);
-  const current = selected ?? datasets.data?.[0]?.id ?? null;
+  const current = selected ?? datasets.data?.results[0]?.id ?? null;
   return (
     <section className="page">
       <div className="page-head">
@@ -19,7 +22,7 @@ export default function DatasetsPage() {
         <section className="card" aria-label="Your datasets">
           <h2>Your datasets</h2>
           {datasets.isError && <div className="alert">{datasets.error.message}</div>}
-          {datasets.data?.length === 0 && <p className="note">None yet.</p>}
+          {datasets.data?.count === 0 && <p className="note">None yet.</p>}
           <div className="table-scroll">
             <table className="table">
               <thead>
@@ -31,7 +34,7 @@ export default function DatasetsPage() {
                 </tr>
               </thead>
               <tbody>
-                {(datasets.data ?? []).map((d) => (
+                {(datasets.data?.results ?? []).map((d) => (
                   <tr key={d.id} aria-selected={d.id === current}>
                     <td>
                       <button
@@ -53,6 +56,7 @@ export default function DatasetsPage() {
               </tbody>
             </table>
           </div>
+          <Pager page={page} data={datasets.data} onPage={setPage} label="Datasets" />
         </section>
       </div>
       {current !== null && <DatasetDetail key={current} datasetId={current} />}

@@ -16,6 +16,7 @@ import { useProgramServer } from './hooks/useProgramServer';
 import { saveLibrary } from './store/library';
 import { useEditorStore } from './store/editorStore';
 import { useServerProgram } from './store/serverProgram';
+import { TryPanel } from './try/TryPanel';
 
 function Editor({ routeProgramId }: { routeProgramId: number | null }) {
   const commands = useEditorCommands();
@@ -23,6 +24,7 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
   const server = useProgramServer();
   const [saving, setSaving] = useState(false);
   const [history, setHistory] = useState(false);
+  const [trying, setTrying] = useState(false);
   const { programId, version } = useServerProgram();
   // undefined: closed; null: open on a new model; a name: open on that model.
   const [designer, setDesigner] = useState<string | null | undefined>(undefined);
@@ -72,13 +74,19 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
         onOpenModels={() => setDesigner(firstModel)}
         onSave={() => void save()}
         onHistory={() => setHistory(true)}
+        onTry={() => setTrying((open) => !open)}
+        trying={trying}
         saving={saving}
         version={version}
       />
       <div className={styles.workspace}>
         <Palette onAdd={commands.add} />
         <Canvas />
-        <Inspector onEditModel={(name) => setDesigner(name)} onCopy={commands.copy} />
+        {trying ? (
+          <TryPanel onClose={() => setTrying(false)} />
+        ) : (
+          <Inspector onEditModel={(name) => setDesigner(name)} onCopy={commands.copy} />
+        )}
       </div>
       <StatusBar />
       {designer !== undefined && (

@@ -1,6 +1,8 @@
 import { useRef } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { usePrograms } from '@/lib/api/ops/programsList';
+import { useProgramsPage } from '@/lib/api/ops/programsList';
+import { usePageParam } from '@/lib/api/pagination';
+import { Pager } from '@/lib/components/Pager';
 import { useImportProgram } from './api/programsImport';
 import { newProgram } from './actions/loadDocument';
 import { useEditorStore } from './store/editorStore';
@@ -8,7 +10,8 @@ import { useServerProgram } from './store/serverProgram';
 
 /** The user's programs (route /programs): open one in the editor, import, export, start new. */
 export default function ProgramsPage() {
-  const programs = usePrograms();
+  const [page, setPage] = usePageParam();
+  const programs = useProgramsPage(page);
   const importing = useImportProgram();
   const navigate = useNavigate();
   const fileInput = useRef<HTMLInputElement>(null);
@@ -55,7 +58,7 @@ export default function ProgramsPage() {
       <div className="card">
         {programs.isPending ? (
           <p className="note">Loading…</p>
-        ) : programs.data?.length ? (
+        ) : programs.data?.results.length ? (
           <table className="table">
             <thead>
               <tr>
@@ -67,7 +70,7 @@ export default function ProgramsPage() {
               </tr>
             </thead>
             <tbody>
-              {programs.data.map((p) => (
+              {programs.data.results.map((p) => (
                 <tr key={p.id}>
                   <td>
                     <Link to={`/editor/${p.id}`}>{p.name}</Link>
@@ -93,6 +96,7 @@ export default function ProgramsPage() {
         ) : (
           <p className="note">No program yet: start a new one, or import an exported file.</p>
         )}
+        <Pager page={page} data={programs.data} onPage={setPage} label="Programs" />
       </div>
     </section>
   );

@@ -1,6 +1,8 @@
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { useRuns } from '@/lib/api/ops/runsList';
+import { useRunsPage } from '@/lib/api/ops/runsList';
+import { usePageParam } from '@/lib/api/pagination';
+import { Pager } from '@/lib/components/Pager';
 import type { Run } from '@/lib/api/types';
 import { runRows, sortRows, type RunRow, type SortKey } from './model/runRows';
 
@@ -21,14 +23,15 @@ const fmt = (v: number | null, digits = 3) => (v === null ? '—' : v.toFixed(di
 
 /** All runs (route /runs): sort by any column, filter by state or text, pick some to compare. */
 export default function RunsPage() {
-  const runs = useRuns();
+  const [page, setPage] = usePageParam();
+  const runs = useRunsPage(page);
   const navigate = useNavigate();
   const [sort, setSort] = useState<{ key: SortKey; desc: boolean }>({ key: 'id', desc: true });
   const [stateFilter, setStateFilter] = useState('');
   const [text, setText] = useState('');
   const [picked, setPicked] = useState<number[]>([]);
   const rows = useMemo(() => {
-    const all = runRows((runs.data ?? []) as Run[]);
+    const all = runRows((runs.data?.results ?? []) as Run[]);
     const filtered = all.filter(
       (r) =>
         (!stateFilter || r.state === stateFilter) &&
@@ -133,7 +136,8 @@ export default function RunsPage() {
             ))}
           </tbody>
         </table>
-        {runs.data?.length === 0 && <p className="note">No run yet.</p>}
+        {runs.data?.count === 0 && <p className="note">No run yet.</p>}
+        <Pager page={page} data={runs.data} onPage={setPage} label="Runs" />
       </div>
     </section>
   );

@@ -17,3 +17,6 @@ export type Run = S['Run'];
 export type RunDetail = S['RunDetail'];
 export type RunEvent = S['RunEvent'];
 export type Compare = S['Compare'];
+export type ProviderCatalogueEntry = S['ProviderCatalogueEntry'];
+export type TryResult = S['TryResult'];
+export type TraceEntry = S['TraceEntry'];

@@ -10,6 +10,8 @@ export function Toolbar({
   onOpenModels,
   onSave,
   onHistory,
+  onTry,
+  trying = false,
   saving = false,
   version = null,
 }: {
@@ -18,6 +20,9 @@ export function Toolbar({
   /** Save on the server as a new version (absent: the page has no server). */
   onSave?: () => void;
   onHistory?: () => void;
+  /** Open or close the "Try it" panel (absent: the page has no server). */
+  onTry?: () => void;
+  trying?: boolean;
   saving?: boolean;
   version?: number | null;
 }) {
@@ -50,6 +55,18 @@ export function Toolbar({
       {onHistory && (
         <button type="button" className="btn" onClick={onHistory} disabled={version === null}>
           History
+        </button>
+      )}
+      {onTry && (
+        <button
+          type="button"
+          className="btn"
+          onClick={onTry}
+          disabled={!hasNodes}
+          aria-pressed={trying}
+          title="Run the program once on one input"
+        >
+          Try it
         </button>
       )}
       <button

@@ -1,6 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../client';
 import { unwrap } from '../errors';
+import type { Page } from '../pagination';
 import type { Run } from '../types';
 
 export const runsKey = ['runs'] as const;
@@ -18,5 +19,20 @@ export function useRuns() {
     queryFn: listRuns,
     refetchInterval: (query) =>
       query.state.data?.some((run) => ACTIVE.has(run.state)) ? 3000 : false,
+  });
+}
+
+/** One page of the list (50 a page), with the API's `count`, `next` and `previous`. */
+export async function listRunsPage(page: number): Promise<Page<Run>> {
+  return unwrap(await api.GET('/api/runs/', { params: { query: { page } } }));
+}
+
+export function useRunsPage(page: number) {
+  return useQuery({
+    queryKey: [...runsKey, 'page', page],
+    queryFn: () => listRunsPage(page),
+    placeholderData: keepPreviousData,
+    refetchInterval: (query: { state: { data?: Page<Run> } }) =>
+      query.state.data?.results.some((run) => ACTIVE.has(run.state)) ? 3000 : false,
   });
 }

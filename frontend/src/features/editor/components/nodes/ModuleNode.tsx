@@ -4,6 +4,7 @@ import { outputModelName, type ModuleKind, type SavedDataModel } from '../../mod
 import { INPUT_HANDLE, OUTPUT_HANDLE } from '../../model/graph';
 import { useEditorStore } from '../../store/editorStore';
 import { useServerProgram } from '../../store/serverProgram';
+import { useTryTrace } from '../../store/tryTrace';
 import styles from './nodes.module.css';
 
 const KIND_TEXT: Record<ModuleKind, string> = {
@@ -65,6 +66,9 @@ export function ModuleCard({ id, kind, name, dataModel, selected, detail }: Prop
   const serverProblem = useServerProgram(
     (state) => state.problems.find((p) => p.module === name)?.message ?? null,
   );
+  // The last "Try it" run: this module ran (ok / failed), and whether its trace is in focus.
+  const tried = useTryTrace((state) => state.status[name] ?? null);
+  const traceFocused = useTryTrace((state) => state.focused === name);
   const fields = fieldSummary(dataModel);
   const output = outputModelName(kind, dataModel);
   const kindClass = {
@@ -76,7 +80,10 @@ export function ModuleCard({ id, kind, name, dataModel, selected, detail }: Prop
     <div
       className={`${styles.node} ${kindClass} ${selected ? styles.selected : ''} ${
         unusedInput || serverProblem || (kind !== 'Input' && !incoming) ? styles.problem : ''
+      } ${tried === 'ok' ? styles.tried : ''} ${tried === 'error' ? styles.triedError : ''} ${
+        traceFocused ? styles.traceFocused : ''
       }`}
+      data-try={tried ?? undefined}
       aria-label={`${KIND_TEXT[kind]} ${name}, outputs ${output}`}
       title={serverProblem ?? undefined}
     >
