@@ -320,9 +320,7 @@ def test_a_new_user_trains_and_compares(
     traced = trying.get_by_role("region", name="Trace generator")
     expect(traced).to_contain_text('"answer"', timeout=30_000)
     expect(trying.get_by_test_id("try-stats")).to_contain_text(" s")
-    expect(page.locator('[aria-label^="Generator generator,"]')).to_have_attribute(
-        "data-try", "ok"
-    )
+    expect(page.locator('[aria-label^="Generator generator,"]')).to_have_attribute("data-try", "ok")
     shot("editor-try.png")
 
     context.close()
