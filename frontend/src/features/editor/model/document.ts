@@ -164,7 +164,7 @@ export const DEFAULT_LANGUAGE_MODEL: SerializedObject = {
   class_name: 'LanguageModel',
   registered_name: 'optimizer_core.language_models.language_model.LanguageModel',
   config: {
-    model: 'ollama/mistral',
+    model: 'local/smollm2',
     api_base: null,
     timeout: 120,
     max_retries: 5,
