@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useProviders } from '@/lib/api/ops/providersList';
 import type { Provider } from '@/lib/api/types';
 import { useProviderCatalogue } from './api/providersCatalogue';
-import { useCreateProvider } from './api/providersCreate';
+import { useCreateProvider } from '@/lib/api/ops/providersCreate';
 import { useDeleteProvider } from './api/providersDestroy';
 import { useUpdateProvider } from './api/providersPartialUpdate';
 import { useSetDefaultProvider } from './api/providersSetDefault';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useCreateProvider } from '../api/providersCreate';
+import { useCreateProvider } from '@/lib/api/ops/providersCreate';
 
 /** Add an OpenAI-compatible (or hosted) language model as a provider. */
 export function ProviderForm({ onCreated }: { onCreated: (id: number) => void }) {

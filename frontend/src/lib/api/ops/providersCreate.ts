@@ -4,14 +4,20 @@ import { unwrap } from '@/lib/api/errors';
 import { providersKey } from '@/lib/api/ops/providersList';
 import type { Provider } from '@/lib/api/types';
 
-export type NewProvider = { name: string; model: string; api_base: string; api_key?: string };
+/** What a new provider needs; kind defaults to a language model, params to none. */
+export type NewProvider = {
+  name: string;
+  model: string;
+  api_base: string;
+  kind?: 'language' | 'embedding';
+  params?: Record<string, unknown>;
+  api_key?: string | null;
+};
 
-/** Add a language-model provider (an OpenAI-compatible server, or a hosted model). */
+/** Add a provider (used by the providers page and by run setup's quick add). */
 export async function createProvider(body: NewProvider): Promise<Provider> {
   return unwrap(
-    await api.POST('/api/providers/', {
-      body: { kind: 'language', params: {}, is_default: false, ...body },
-    }),
+    await api.POST('/api/providers/', { body: { kind: 'language', params: {}, ...body } }),
   );
 }
 
