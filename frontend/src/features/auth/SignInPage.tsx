@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useLogin } from '@/lib/api/ops/authLogin';
 import { useMe } from '@/lib/api/ops/authMe';
+import { FormField } from '@/lib/components/FormField';
 
 /** Session sign-in (route /login); goes back to `?next=` afterwards. */
 export default function SignInPage() {
@@ -27,28 +28,30 @@ export default function SignInPage() {
         }}
       >
         <h1 style={{ marginBottom: 14 }}>Sign in to Studio</h1>
-        <div className="form-row">
-          <label htmlFor="username">Username</label>
-          <input
-            id="username"
-            className="input"
-            autoComplete="username"
-            autoFocus
-            value={username}
-            onChange={(e) => setUsername(e.target.value)}
-          />
-        </div>
-        <div className="form-row">
-          <label htmlFor="password">Password</label>
-          <input
-            id="password"
-            type="password"
-            className="input"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </div>
+        <FormField label="Username" id="username">
+          {(control) => (
+            <input
+              {...control}
+              className="input"
+              autoComplete="username"
+              autoFocus
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+            />
+          )}
+        </FormField>
+        <FormField label="Password" id="password">
+          {(control) => (
+            <input
+              {...control}
+              type="password"
+              className="input"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          )}
+        </FormField>
         {login.isError && (
           <p className="alert" role="alert">
             {login.error.message}

@@ -1,5 +1,6 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import type { LibraryModel } from '@/lib/datamodel/library';
+import { FormField } from '@/lib/components/FormField';
 
 const TYPED = '__typed__';
 
@@ -16,7 +17,6 @@ export function SchemaPicker({
   example: Record<string, unknown>;
   onChange: (schema: unknown | null, error: string | null) => void;
 }) {
-  const id = useId();
   const [choice, setChoice] = useState<string>(models[0]?.name ?? TYPED);
   const [text, setText] = useState(() => JSON.stringify(example, null, 2));
   const [error, setError] = useState<string | null>(null);
@@ -34,42 +34,44 @@ export function SchemaPicker({
     }
   };
   return (
-    <div className="form-row" style={{ alignItems: 'start' }}>
-      <label htmlFor={id}>{label}</label>
-      <div>
-        <select
-          id={id}
-          className="select"
-          value={choice}
-          onChange={(e) => {
-            setChoice(e.target.value);
-            const model = models.find((m) => m.name === e.target.value);
-            if (model) onChange(model.schema, null);
-            else parse(text);
-          }}
-        >
-          {models.map((m) => (
-            <option key={m.name} value={m.name}>
-              {m.name} ({Object.keys((m.schema.properties as object | undefined) ?? {}).join(', ')})
-            </option>
-          ))}
-          <option value={TYPED}>Type a schema…</option>
-        </select>
-        {choice === TYPED && (
-          <textarea
-            className="textarea mono"
-            rows={6}
-            aria-label={`${label} JSON schema`}
-            aria-invalid={error ? 'true' : undefined}
-            value={text}
+    // The error is about the typed schema: it describes the textarea, not the select.
+    <FormField label={label} error={error} style={{ alignItems: 'start' }}>
+      {({ id, ...typed }) => (
+        <div>
+          <select
+            id={id}
+            className="select"
+            value={choice}
             onChange={(e) => {
-              setText(e.target.value);
-              parse(e.target.value);
+              setChoice(e.target.value);
+              const model = models.find((m) => m.name === e.target.value);
+              if (model) onChange(model.schema, null);
+              else parse(text);
             }}
-          />
-        )}
-        {error && <div className="field-error">{error}</div>}
-      </div>
-    </div>
+          >
+            {models.map((m) => (
+              <option key={m.name} value={m.name}>
+                {m.name} (
+                {Object.keys((m.schema.properties as object | undefined) ?? {}).join(', ')})
+              </option>
+            ))}
+            <option value={TYPED}>Type a schema…</option>
+          </select>
+          {choice === TYPED && (
+            <textarea
+              {...typed}
+              className="textarea mono"
+              rows={6}
+              aria-label={`${label} JSON schema`}
+              value={text}
+              onChange={(e) => {
+                setText(e.target.value);
+                parse(e.target.value);
+              }}
+            />
+          )}
+        </div>
+      )}
+    </FormField>
   );
 }

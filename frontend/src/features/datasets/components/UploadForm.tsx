@@ -1,4 +1,5 @@
 import { useId, useMemo, useState } from 'react';
+import { FormField } from '@/lib/components/FormField';
 import { loadLibrary, type LibraryModel } from '@/lib/datamodel/library';
 import { useUploadDataset } from '../api/datasetsCreate';
 import { defaultMapping, fileColumns, schemaFields } from '../model/columns';
@@ -103,15 +104,16 @@ export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => 
           e.target.value = '';
         }}
       />
-      <div className="form-row" style={{ marginTop: 10 }}>
-        <label htmlFor="dataset-name">Name</label>
-        <input
-          id="dataset-name"
-          className="input"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-        />
-      </div>
+      <FormField label="Name" id="dataset-name" style={{ marginTop: 10 }}>
+        {(control) => (
+          <input
+            {...control}
+            className="input"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+        )}
+      </FormField>
       <SchemaPicker
         label="Input model"
         models={models}
@@ -130,24 +132,23 @@ export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => 
             Column of each field {columns.length === 0 && '(choose a file first)'}
           </legend>
           {fields.map((field) => (
-            <div className="form-row" key={field}>
-              <label htmlFor={`map-${field}`} className="mono">
-                {field}
-              </label>
-              <select
-                id={`map-${field}`}
-                className="select"
-                value={mapping[field] ?? ''}
-                onChange={(e) => setOverrides({ ...overrides, [field]: e.target.value })}
-              >
-                <option value="">— not mapped —</option>
-                {columns.map((c) => (
-                  <option key={c} value={c}>
-                    {c}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <FormField key={field} label={field} id={`map-${field}`} labelClassName="mono">
+              {(control) => (
+                <select
+                  {...control}
+                  className="select"
+                  value={mapping[field] ?? ''}
+                  onChange={(e) => setOverrides({ ...overrides, [field]: e.target.value })}
+                >
+                  <option value="">— not mapped —</option>
+                  {columns.map((c) => (
+                    <option key={c} value={c}>
+                      {c}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </FormField>
           ))}
         </fieldset>
       )}

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { FormField } from '@/lib/components/FormField';
 import { variableChanges, type RunView } from '../model/runView';
 
 const show = (value: unknown) =>
@@ -15,21 +16,22 @@ export function VariablesPanel({ view }: { view: RunView }) {
   const current = view.variables.get(epoch) ?? {};
   return (
     <div>
-      <div className="form-row">
-        <label htmlFor="variables-epoch">After epoch</label>
-        <select
-          id="variables-epoch"
-          className="select"
-          value={epoch}
-          onChange={(e) => setPicked(Number(e.target.value))}
-        >
-          {epochs.map((e) => (
-            <option key={e} value={e}>
-              {e}
-            </option>
-          ))}
-        </select>
-      </div>
+      <FormField label="After epoch" id="variables-epoch">
+        {(control) => (
+          <select
+            {...control}
+            className="select"
+            value={epoch}
+            onChange={(e) => setPicked(Number(e.target.value))}
+          >
+            {epochs.map((e) => (
+              <option key={e} value={e}>
+                {e}
+              </option>
+            ))}
+          </select>
+        )}
+      </FormField>
       <h3>Changed since the previous epoch ({changes.length})</h3>
       {changes.length === 0 ? (
         <p className="note">Nothing changed.</p>
