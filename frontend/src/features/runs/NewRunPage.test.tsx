@@ -1,0 +1,200 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter, Route, Routes } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mockFetch } from '@/test/fetchMock';
+import NewRunPage from './NewRunPage';
+
+const page = <T,>(results: T[]) => ({ count: results.length, next: null, previous: null, results });
+
+const ROUTES: Record<string, [number, unknown]> = {
+  'GET /api/programs/': [200, page([{ id: 1, name: 'qa' }])],
+  'GET /api/programs/1/versions/': [
+    200,
+    page([
+      { id: 11, number: 2, message: 'better' },
+      { id: 10, number: 1, message: '' },
+    ]),
+  ],
+  'GET /api/programs/1/versions/2/': [
+    200,
+    {
+      id: 11,
+      number: 2,
+      document: {
+        program: {
+          modules: [{ module: { class_name: 'Input' } }, { module: { class_name: 'Generator' } }],
+        },
+        variables: { generator: {} },
+      },
+    },
+  ],
+  'GET /api/datasets/': [
+    200,
+    page([
+      {
+        id: 5,
+        name: 'capitals',
+        status: 'valid',
+        row_count: 40,
+        test_fraction: 0.25,
+        output_schema: { properties: { answer: {}, reason: {} } },
+      },
+      { id: 6, name: 'draft', status: 'invalid', row_count: 3, test_fraction: 0.25 },
+    ]),
+  ],
+  'GET /api/providers/': [
+    200,
+    page([
+      { id: 1, name: 'local', kind: 'language', model: 'openai/scripted', is_default: true },
+      { id: 2, name: 'minilm', kind: 'embedding', model: 'local/minilm', is_default: false },
+    ]),
+  ],
+  'GET /api/providers/catalogue/': [200, []],
+};
+
+function renderPage() {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <QueryClientProvider client={client}>
+      <MemoryRouter initialEntries={['/runs/new']}>
+        <Routes>
+          <Route path="/runs/new" element={<NewRunPage />} />
+          <Route path="/runs/:id" element={<p>run page</p>} />
+        </Routes>
+      </MemoryRouter>
+    </QueryClientProvider>,
+  );
+}
+
+beforeEach(() => {
+  document.cookie = 'csrftoken=t; path=/';
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe('NewRunPage', () => {
+  it('starts a run from the chosen reward, metrics, optimizer and fit settings', async () => {
+    const user = userEvent.setup();
+    const calls = mockFetch({ ...ROUTES, 'POST /api/runs/': [201, { id: 9 }] });
+    renderPage();
+    expect(await screen.findByRole('option', { name: 'v2 — better' })).toBeInTheDocument();
+    expect(await screen.findByRole('option', { name: 'capitals (40 rows)' })).toBeInTheDocument();
+    expect(screen.getByLabelText('Provider', { selector: 'select' })).toHaveTextContent(
+      'local (openai/scripted)',
+    );
+    expect(await screen.findByTestId('estimate-total')).toHaveTextContent('≈');
+
+    await user.type(screen.getByLabelText('Run name'), 'first');
+    await user.selectOptions(screen.getByLabelText('Reward'), 'LMAsJudge');
+    await user.type(screen.getByLabelText('Criteria'), 'same city');
+    await user.click(
+      within(screen.getByRole('group', { name: 'in_mask' })).getByLabelText('answer'),
+    );
+    await user.click(
+      within(screen.getByRole('group', { name: 'Metrics' })).getByLabelText('F1Score'),
+    );
+
+    // Each optimizer keeps its own settings while the other is shown.
+    await user.clear(screen.getByLabelText('Population size'));
+    await user.type(screen.getByLabelText('Population size'), '12');
+    await user.selectOptions(screen.getByLabelText('Optimizer', { selector: 'select' }), 'OMEGA');
+    expect(screen.getByLabelText('Population size')).toHaveValue('10');
+    await user.selectOptions(
+      screen.getByLabelText('Optimizer', { selector: 'select' }),
+      'RandomFewShot',
+    );
+    expect(screen.getByLabelText('Population size')).toHaveValue('12');
+    await user.selectOptions(screen.getByLabelText('Optimizer', { selector: 'select' }), 'OMEGA');
+    await user.selectOptions(screen.getByLabelText('Algorithm'), 'ga');
+
+    await user.clear(screen.getByLabelText('Epochs'));
+    await user.type(screen.getByLabelText('Epochs'), '0');
+    expect(screen.getByLabelText('Epochs')).toHaveAccessibleDescription('must be ≥ 1');
+    expect(screen.getByRole('button', { name: 'Start run' })).toBeDisabled();
+    expect(screen.queryByTestId('estimate-total')).toBeNull();
+    await user.clear(screen.getByLabelText('Epochs'));
+    await user.type(screen.getByLabelText('Epochs'), '3');
+
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    expect(await screen.findByText('run page')).toBeInTheDocument();
+    expect(calls.find((c) => c.method === 'POST')?.body).toEqual({
+      name: 'first',
+      program_version: 11,
+      dataset: 5,
+      provider: 1,
+      compile_config: {
+        reward: { name: 'LMAsJudge', params: { in_mask: ['answer'], criteria: 'same city' } },
+        metrics: [{ name: 'F1Score', params: { in_mask: ['answer'] } }],
+        optimizer: {
+          name: 'OMEGA',
+          params: {
+            algorithm: 'ga',
+            selection: 'softmax',
+            population_size: 10,
+            k_nearest_fitter: 5,
+            mutation_temperature: 0.3,
+            crossover_temperature: 0.3,
+            selection_temperature: 0.3,
+            sampling_temperature: 0.3,
+            merging_rate: 0.02,
+            few_shot_learning: false,
+            nb_min_examples: 1,
+            nb_max_examples: 3,
+          },
+        },
+      },
+      fit_config: {
+        epochs: 3,
+        batch_size: 8,
+        validation_split: 0,
+        evaluations: 1,
+        shuffle: true,
+      },
+    });
+  });
+
+  it("shows the server's problems in the section they are about", async () => {
+    const user = userEvent.setup();
+    mockFetch({
+      ...ROUTES,
+      'POST /api/runs/': [400, { fit_config: { batch_size: ['larger than the training rows'] } }],
+    });
+    renderPage();
+    await screen.findByTestId('estimate-total');
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    const fit = screen.getByRole('region', { name: 'Fit settings' });
+    expect(await within(fit).findByRole('alert')).toHaveTextContent(
+      'fit_config.batch_size: larger than the training rows',
+    );
+    expect(
+      within(screen.getByRole('region', { name: 'Optimizer' })).queryByRole('alert'),
+    ).toBeNull();
+  });
+
+  it('adds a language provider on the spot', async () => {
+    const user = userEvent.setup();
+    const calls = mockFetch({
+      ...ROUTES,
+      'POST /api/providers/': [
+        201,
+        { id: 3, name: 'scripted', kind: 'language', model: 'openai/x', is_default: false },
+      ],
+    });
+    renderPage();
+    await user.click(await screen.findByRole('button', { name: 'Add…' }));
+    await user.type(screen.getByLabelText('Name', { exact: true }), 'scripted');
+    await user.type(screen.getByLabelText('Model (litellm)'), 'x');
+    await user.type(screen.getByLabelText('API base URL'), 'http://127.0.0.1:9/v1');
+    await user.click(screen.getByRole('button', { name: 'Add provider' }));
+    await waitFor(() => expect(screen.queryByLabelText('Model (litellm)')).toBeNull());
+    expect(calls.find((c) => c.method === 'POST')?.body).toMatchObject({
+      name: 'scripted',
+      kind: 'language',
+      model: 'openai/x',
+      api_base: 'http://127.0.0.1:9/v1',
+      params: {},
+    });
+    expect(screen.getByRole('button', { name: 'Add…' })).toBeInTheDocument();
+  });
+});
