@@ -185,8 +185,8 @@ describe('NewRunPage', () => {
     await user.click(await screen.findByRole('button', { name: 'Add…' }));
     await user.type(screen.getByLabelText('Name', { exact: true }), 'scripted');
     await user.type(screen.getByLabelText('Model (litellm)'), 'x');
-    await user.type(screen.getByLabelText('API base URL'), 'http://127.0.0.1:9/v1');
-    await user.click(screen.getByRole('button', { name: 'Add provider' }));
+    // Enter adds the provider; it does not start the run around it.
+    await user.type(screen.getByLabelText('API base URL'), 'http://127.0.0.1:9/v1{Enter}');
     await waitFor(() => expect(screen.queryByLabelText('Model (litellm)')).toBeNull());
     expect(calls.find((c) => c.method === 'POST')?.body).toMatchObject({
       name: 'scripted',
@@ -195,6 +195,7 @@ describe('NewRunPage', () => {
       api_base: 'http://127.0.0.1:9/v1',
       params: {},
     });
+    expect(calls.some((c) => c.url === '/api/runs/')).toBe(false);
     expect(screen.getByRole('button', { name: 'Add…' })).toBeInTheDocument();
   });
 });

@@ -8,7 +8,7 @@ import { useVersions } from '@/lib/api/ops/programsVersionsList';
 import { useProviders } from '@/lib/api/ops/providersList';
 import { useCreateRun } from './api/runsCreate';
 import { ParamFields } from './components/ParamFields';
-import { ProviderForm } from './components/ProviderForm';
+import { ProviderPicker } from './components/ProviderPicker';
 import { estimateCalls } from './model/estimate';
 import {
   compileConfig,
@@ -76,7 +76,6 @@ export default function NewRunPage() {
     providers.data?.find((p) => p.kind === 'language' && p.is_default)?.id ??
     providers.data?.[0]?.id ??
     null;
-  const [addingProvider, setAddingProvider] = useState(false);
 
   const [name, setName] = useState('');
   const [reward, setReward] = useState<string>('ExactMatch');
@@ -226,36 +225,11 @@ export default function NewRunPage() {
               <div className="field-error">No valid dataset yet: upload one first.</div>
             )}
           </div>
-          <div className="form-row">
-            <label htmlFor="run-provider">Provider</label>
-            <div style={{ display: 'flex', gap: 6 }}>
-              <select
-                id="run-provider"
-                className="select"
-                value={provider ?? ''}
-                onChange={(e) => setProviderId(Number(e.target.value))}
-              >
-                {(providers.data ?? [])
-                  .filter((p) => p.kind === 'language')
-                  .map((p) => (
-                    <option key={p.id} value={p.id}>
-                      {p.name} ({p.model})
-                    </option>
-                  ))}
-              </select>
-              <button type="button" className="btn" onClick={() => setAddingProvider((v) => !v)}>
-                {addingProvider ? 'Cancel' : 'Add…'}
-              </button>
-            </div>
-          </div>
-          {addingProvider && (
-            <ProviderForm
-              onCreated={(id) => {
-                setProviderId(id);
-                setAddingProvider(false);
-              }}
-            />
-          )}
+          <ProviderPicker
+            providers={(providers.data ?? []).filter((p) => p.kind === 'language')}
+            value={provider}
+            onChange={setProviderId}
+          />
           <Problems problems={bySection('run')} />
         </section>
 

@@ -3,7 +3,7 @@ import { api } from '@/lib/api/client';
 import { unwrap } from '@/lib/api/errors';
 import { providersKey } from '@/lib/api/ops/providersList';
 import type { Provider } from '@/lib/api/types';
-import type { ProviderBody } from '../model/providerForm';
+import type { ProviderBody } from '@/lib/providers/providerForm';
 
 /** Change a provider; an absent `api_key` keeps the stored one, `""` removes it. */
 export async function updateProvider(id: number, body: ProviderBody): Promise<Provider> {

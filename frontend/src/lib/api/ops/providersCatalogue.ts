@@ -3,7 +3,7 @@ import { api } from '@/lib/api/client';
 import { unwrap } from '@/lib/api/errors';
 import type { ProviderCatalogueEntry } from '@/lib/api/types';
 
-/** Known models, to fill the form from. */
+/** Known models, to fill the provider form from (the providers page and run setup's quick add). */
 export async function fetchProviderCatalogue(): Promise<ProviderCatalogueEntry[]> {
   return unwrap(await api.GET('/api/providers/catalogue/'));
 }

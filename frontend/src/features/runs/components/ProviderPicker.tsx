@@ -1,0 +1,63 @@
+import { useState } from 'react';
+import { useCreateProvider } from '@/lib/api/ops/providersCreate';
+import type { Provider } from '@/lib/api/types';
+import { FormField } from '@/lib/components/FormField';
+import { ProviderForm } from '@/lib/providers/ProviderForm';
+
+/** The language model a run calls, with a quick add of a new one that it then picks. */
+export function ProviderPicker({
+  providers,
+  value,
+  onChange,
+}: {
+  /** The language providers to offer. */
+  providers: Provider[];
+  value: number | null;
+  onChange: (providerId: number) => void;
+}) {
+  const [adding, setAdding] = useState(false);
+  const create = useCreateProvider();
+  return (
+    <>
+      <FormField label="Provider" id="run-provider">
+        {(control) => (
+          <div style={{ display: 'flex', gap: 6 }}>
+            <select
+              {...control}
+              className="select"
+              value={value ?? ''}
+              onChange={(e) => onChange(Number(e.target.value))}
+            >
+              {providers.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name} ({p.model})
+                </option>
+              ))}
+            </select>
+            <button type="button" className="btn" onClick={() => setAdding((v) => !v)}>
+              {adding ? 'Cancel' : 'Add…'}
+            </button>
+          </div>
+        )}
+      </FormField>
+      {adding && (
+        <ProviderForm
+          nested
+          provider={null}
+          initial={{ model: 'openai/' }}
+          kinds={['language']}
+          pending={create.isPending}
+          error={create.error}
+          onSubmit={(body) =>
+            create.mutate(body, {
+              onSuccess: (provider) => {
+                onChange(provider.id);
+                setAdding(false);
+              },
+            })
+          }
+        />
+      )}
+    </>
+  );
+}
