@@ -4,8 +4,11 @@ import {
   defaults,
   FIT_PARAMS,
   OPTIMIZER_PARAMS,
+  optimizerDefaults,
   parseParams,
+  RUN_CATALOGUE,
   sectionOf,
+  startingFitForm,
 } from './runConfig';
 
 describe('run setup form', () => {
@@ -62,5 +65,19 @@ describe('run setup form', () => {
     expect(sectionOf('compile_config.optimizer.params')).toBe('optimizer');
     expect(sectionOf('fit_config.epochs')).toBe('fit');
     expect(sectionOf('dataset')).toBe('run');
+  });
+
+  it('offers every optimizer with its settings, and starts from valid values', () => {
+    expect(RUN_CATALOGUE.optimizers.map((o) => o.name)).toEqual(Object.keys(OPTIMIZER_PARAMS));
+    for (const choice of RUN_CATALOGUE.optimizers) {
+      const start = optimizerDefaults(choice);
+      expect(start.name).toBe(choice.name);
+      expect(parseParams(choice.params, start.values).errors).toEqual({});
+    }
+    expect(parseParams(FIT_PARAMS, startingFitForm()).values).toMatchObject({
+      epochs: 2,
+      batch_size: 8,
+      evaluations: 1,
+    });
   });
 });

@@ -128,6 +128,27 @@ export const FIT_PARAMS: ParamSpec[] = [
 export const REWARDS = ['ExactMatch', 'LMAsJudge'] as const;
 export const METRICS = ['F1Score', 'Precision', 'Recall'] as const;
 
+export type OptimizerChoice = { name: OptimizerName; params: ParamSpec[] };
+
+/**
+ * What run setup offers: the lists its reward, metric and optimizer choosers are fed.
+ * Written here today; a server-side catalogue will send the same lists.
+ */
+export type RunCatalogue = {
+  rewards: string[];
+  metrics: string[];
+  optimizers: OptimizerChoice[];
+};
+
+export const RUN_CATALOGUE: RunCatalogue = {
+  rewards: [...REWARDS],
+  metrics: [...METRICS],
+  optimizers: [
+    { name: 'RandomFewShot', params: OPTIMIZER_PARAMS.RandomFewShot },
+    { name: 'OMEGA', params: OPTIMIZER_PARAMS.OMEGA },
+  ],
+};
+
 /** Form values are text (as typed) for numbers, booleans for checkboxes. */
 export type FormValues = Record<string, string | boolean>;
 
@@ -138,6 +159,18 @@ export function defaults(specs: ParamSpec[]): FormValues {
       s.type === 'bool' ? s.default : s.default === null ? '' : String(s.default),
     ]),
   );
+}
+
+/** The chosen optimizer and its settings as typed. */
+export type OptimizerForm = { name: OptimizerName; values: FormValues };
+
+export function optimizerDefaults(choice: OptimizerChoice): OptimizerForm {
+  return { name: choice.name, values: defaults(choice.params) };
+}
+
+/** Run setup starts smaller than the library's defaults: a first run should be quick. */
+export function startingFitForm(): FormValues {
+  return { ...defaults(FIT_PARAMS), epochs: '2', batch_size: '8', evaluations: '1' };
 }
 
 export type Parsed = { values: Record<string, unknown>; errors: Record<string, string> };

@@ -1,5 +1,5 @@
 import { FormField } from '@/lib/components/FormField';
-import type { FormValues, ParamSpec } from '../model/runConfig';
+import type { FormValues, ParamSpec } from '../../model/runConfig';
 
 /** One labelled input per parameter, with its check's message beside it. */
 export function ParamFields({
