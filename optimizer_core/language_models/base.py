@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 import random
 import re
@@ -49,6 +50,24 @@ _LONGEST_RETRY_AFTER_S = 60.0
 _SECRET_NAME = re.compile(r"key|secret|token|password|credential|authori[sz]ation|headers", re.I)
 
 
+class _Budget:
+    """The seconds a call has left: attempts and backoff waits spend it, slot queueing does not.
+
+    Queueing is left out so a large batch behind a slow but healthy provider does
+    not fail calls that never got to send; each attempt is still bounded by `timeout`.
+    """
+
+    def __init__(self, total: float | None) -> None:
+        self.total = total
+        self.spent = 0.0
+
+    def left(self) -> float:
+        return math.inf if self.total is None else self.total - self.spent
+
+    def spend(self, seconds: float) -> None:
+        self.spent += seconds
+
+
 class Spend(Protocol):
     """What one transport attempt reports for accounting."""
 
@@ -85,7 +104,11 @@ class ModelBase:
         api_base: base URL of the provider's API (default: the provider's).
         api_key: the provider key (default: the provider's environment variable).
             Never saved in a config, never logged.
-        timeout: seconds one request may take (default depends on the class).
+        timeout: seconds one request (one attempt) may take (default depends on the class).
+        total_timeout: seconds one call may take, every attempt and backoff wait
+            included (time spent queueing for a concurrency slot is not counted);
+            ``None`` for no bound but ``timeout`` per attempt. When it runs out the
+            call fails with `LanguageModelTimeout`, "... did not answer within N s".
         max_retries: retries after the first attempt on transient errors (default 5).
         backoff_base: first backoff ceiling in seconds; attempt ``n`` waits a
             uniformly random time in ``[0, backoff_base * 2**n]`` (full jitter).
@@ -107,6 +130,7 @@ class ModelBase:
         api_base: str | None,
         api_key: str | None,
         timeout: float,
+        total_timeout: float | None,
         max_retries: int,
         backoff_base: float,
         backoff_max: float,
@@ -118,6 +142,12 @@ class ModelBase:
             raise ValueError(f"`model` must be a non-empty string, got {model!r}")
         if timeout <= 0:
             raise ValueError(f"`timeout` must be > 0, got {timeout}")
+        if total_timeout is not None and (
+            isinstance(total_timeout, bool)
+            or not isinstance(total_timeout, int | float)
+            or total_timeout <= 0
+        ):
+            raise ValueError(f"`total_timeout` must be None or > 0, got {total_timeout!r}")
         if not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"`max_retries` must be an int >= 0, got {max_retries!r}")
         if backoff_base < 0:
@@ -136,6 +166,7 @@ class ModelBase:
         self.api_base = api_base
         self._api_key = api_key
         self.timeout = float(timeout)
+        self.total_timeout = None if total_timeout is None else float(total_timeout)
         self.max_retries = max_retries
         self.backoff_base = float(backoff_base)
         self.backoff_max = float(backoff_max)
@@ -165,18 +196,24 @@ class ModelBase:
             self._semaphores[loop] = semaphore
         return semaphore
 
-    async def _send_in_slot(self, send: Callable[[], Awaitable[R]]) -> R:
-        """One request, holding a concurrency slot and bounded by `timeout`."""
+    async def _send_in_slot(self, send: Callable[[], Awaitable[R]], budget: _Budget) -> R:
+        """One request, holding a concurrency slot, bounded by `timeout` and the call's budget."""
         async with self._semaphore():
+            limit = min(self.timeout, budget.left())
+            if limit <= 0:
+                # The slot came too late: the call's budget ran out in an earlier attempt.
+                raise LanguageModelTimeout("no time left for another attempt", model=self.model)
             self.usage.request_started()
+            clock = time.perf_counter()
             try:
-                async with asyncio.timeout(self.timeout):
+                async with asyncio.timeout(limit):
                     return await send()
             except TimeoutError as error:
                 raise LanguageModelTimeout(
-                    f"no answer within {self.timeout:g}s", model=self.model
+                    f"no answer within {limit:g}s", model=self.model
                 ) from error
             finally:
+                budget.spend(time.perf_counter() - clock)
                 self.usage.request_finished()
 
     # -- retries -------------------------------------------------------------
@@ -204,9 +241,21 @@ class ModelBase:
         )
 
     def _final_error(
-        self, error: LanguageModelError, attempts: int, *, too_long: bool = False
+        self,
+        error: LanguageModelError,
+        attempts: int,
+        *,
+        too_long: bool = False,
+        out_of_time: bool = False,
     ) -> LanguageModelError:
         plural = "s" if attempts != 1 else ""
+        if out_of_time:
+            # The budget of the whole call ran out: say so first, the last error after.
+            return LanguageModelTimeout(
+                f"{self._kind} {self.model!r} did not answer within {self.total_timeout:g} s "
+                f"({attempts} attempt{plural}; last error: {error})",
+                model=self.model,
+            )
         if too_long:
             retry_after = error.retry_after if isinstance(error, RateLimitError) else None
             note = (
@@ -247,6 +296,7 @@ class ModelBase:
         await self._prepare()
         started_at = time.time()
         clock = time.perf_counter()
+        budget = _Budget(self.total_timeout)
         attempts = retries = prompt_tokens = completion_tokens = 0
         cost = 0.0
 
@@ -269,7 +319,7 @@ class ModelBase:
         while True:
             attempts += 1
             try:
-                raw = await self._send_in_slot(send)
+                raw = await self._send_in_slot(send, budget)
                 prompt_tokens += raw.prompt_tokens
                 completion_tokens += raw.completion_tokens
                 cost += raw.cost
@@ -278,11 +328,16 @@ class ModelBase:
                 if adapt is not None and adapt(error):
                     continue
                 too_long = self._retry_after_too_long(error)
-                if not error.retryable or retries >= self.max_retries or too_long:
-                    final = self._final_error(error, attempts, too_long=too_long)
+                give_up = not error.retryable or retries >= self.max_retries or too_long
+                delay = 0.0 if give_up else self._backoff_delay(retries, error)
+                # A retry that could not start before the budget runs out is not tried.
+                out_of_time = not give_up and budget.left() <= delay
+                if give_up or out_of_time:
+                    final = self._final_error(
+                        error, attempts, too_long=too_long, out_of_time=out_of_time
+                    )
                     record(False, str(final))
                     raise final from error
-                delay = self._backoff_delay(retries, error)
                 retries += 1
                 logger.debug(
                     "%s: %s; retry %d/%d in %.3fs",
@@ -294,6 +349,7 @@ class ModelBase:
                 )
                 try:
                     await asyncio.sleep(delay)
+                    budget.spend(delay)
                 except BaseException:
                     record(False, f"cancelled while backing off after: {error}")
                     raise
@@ -324,6 +380,7 @@ class ModelBase:
             "model": self.model,
             "api_base": self.api_base,
             "timeout": self.timeout,
+            "total_timeout": self.total_timeout,
             "max_retries": self.max_retries,
             "backoff_base": self.backoff_base,
             "backoff_max": self.backoff_max,

@@ -54,6 +54,8 @@ class EmbeddingModel(ModelBase):
         api_key: the key (default: the provider's environment variable). Never
             saved in a config, never logged.
         timeout: seconds one request may take (default 60).
+        total_timeout: seconds one call may take, every attempt and backoff wait
+            included (default 180); ``None`` for no bound beyond ``timeout``.
         max_retries: retries after the first attempt (default 5).
         max_concurrency: requests in flight at once (default 8).
         cache_dir: directory of the on-disk vector cache (default: none).
@@ -78,6 +80,7 @@ class EmbeddingModel(ModelBase):
         api_base: str | None = None,
         api_key: str | None = None,
         timeout: float = 60.0,
+        total_timeout: float | None = 180.0,
         max_retries: int = 5,
         max_concurrency: int = 8,
         cache_dir: str | os.PathLike[str] | None = None,
@@ -93,6 +96,7 @@ class EmbeddingModel(ModelBase):
             api_base=api_base,
             api_key=api_key,
             timeout=timeout,
+            total_timeout=total_timeout,
             max_retries=max_retries,
             backoff_base=backoff_base,
             backoff_max=backoff_max,

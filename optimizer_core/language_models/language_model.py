@@ -114,7 +114,12 @@ class LanguageModel(ModelBase):
             saved in a config, never logged.
         temperature: sampling temperature (default: the provider's).
         max_tokens: completion token limit (default: the provider's).
-        timeout: seconds one request may take (default 120).
+        timeout: seconds one attempt may take (default 60: a structured answer
+            that has not begun in a minute is far more often a hung provider than a
+            slow one; raise it for long reasoning models).
+        total_timeout: seconds one call may take, every attempt and backoff wait
+            included (default 180: three hung attempts, or many quick retries of
+            429s and 5xx). ``None``: no bound beyond ``timeout`` per attempt.
         max_retries: retries after the first attempt (default 5).
         backoff_base: first backoff ceiling, seconds (default 0.5).
         backoff_max: largest backoff, seconds, Retry-After aside (default 30).
@@ -145,7 +150,8 @@ class LanguageModel(ModelBase):
         api_key: str | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
-        timeout: float = 120.0,
+        timeout: float = 60.0,
+        total_timeout: float | None = 180.0,
         max_retries: int = 5,
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
@@ -162,6 +168,7 @@ class LanguageModel(ModelBase):
             api_base=api_base,
             api_key=api_key,
             timeout=timeout,
+            total_timeout=total_timeout,
             max_retries=max_retries,
             backoff_base=backoff_base,
             backoff_max=backoff_max,

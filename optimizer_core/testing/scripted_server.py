@@ -3,7 +3,8 @@
 It speaks enough of the OpenAI HTTP API for litellm's ``openai/`` provider:
 ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /v1/models``.
 Answers come from a responder function (by default a schema-valid filler),
-faults can be injected (`ScriptedServer.fail_next`, `ScriptedServer.stall_next`)
+faults can be injected (`ScriptedServer.fail_next`, `ScriptedServer.stall_next`; an
+error that echoes the caller's API key, a request that is never answered)
 and `ScriptedServer.stats` shows how many requests arrived and how many were in
 flight at once.
 
@@ -28,6 +29,7 @@ import importlib
 import inspect
 import itertools
 import json
+import math
 import signal
 import struct
 import threading
@@ -108,6 +110,7 @@ class _Fault:
     status: int
     retry_after: float | None
     body: str | None
+    echo_key: bool = False
 
 
 class ScriptedServer:
@@ -180,6 +183,7 @@ class ScriptedServer:
         times: int = 1,
         retry_after: float | None = None,
         body: str | None = None,
+        echo_key: bool = False,
     ) -> None:
         """Answer the next ``times`` POST requests with HTTP ``status``.
 
@@ -189,18 +193,24 @@ class ScriptedServer:
             retry_after: seconds to send in the ``Retry-After`` header (and
                 ``retry-after-ms``), if any.
             body: the response body; default an OpenAI-style error JSON.
+            echo_key: the error message quotes the request's key (its
+                ``Authorization: Bearer`` credentials) in full, as some providers
+                do on a 401; for tests that a key never reaches a log.
         """
+        if echo_key and body is not None:
+            raise ValueError("give `body` or `echo_key`, not both")
         if not 400 <= status <= 599:
             raise ValueError(f"`status` must be an HTTP error status (400-599), got {status}")
         if times < 1:
             raise ValueError(f"`times` must be >= 1, got {times}")
         for _ in range(times):
-            self._faults.append(_Fault(status, retry_after, body))
+            self._faults.append(_Fault(status, retry_after, body, echo_key))
 
     def stall_next(self, seconds: float, times: int = 1) -> None:
         """Make the next ``times`` POST requests wait ``seconds`` before answering.
 
-        Use it to trigger client-side timeouts. Stalls end early when the server stops.
+        Use it to trigger client-side timeouts. ``math.inf`` makes a provider that
+        accepts the request and never answers. Stalls end early when the server stops.
         """
         if seconds < 0:
             raise ValueError(f"`seconds` must be >= 0, got {seconds}")
@@ -315,6 +325,9 @@ class ScriptedServer:
     async def _sleep(self, seconds: float) -> None:
         if seconds <= 0 or self._closing is None:
             return
+        if math.isinf(seconds):
+            await self._closing.wait()
+            return
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._closing.wait(), timeout=seconds)
 
@@ -327,7 +340,7 @@ class ScriptedServer:
             return _error(400, "the request body must be a JSON object", "invalid_request_error")
         return body
 
-    async def _before_answer(self) -> web.Response | None:
+    async def _before_answer(self, request: web.Request) -> web.Response | None:
         """Latency, stalls and injected faults.
 
         The stall and the fault are taken when the request arrives, so they go
@@ -342,6 +355,14 @@ class ScriptedServer:
         if fault.retry_after is not None:
             headers["Retry-After"] = _format_seconds(fault.retry_after)
             headers["retry-after-ms"] = _format_seconds(fault.retry_after * 1000)
+        if fault.echo_key:
+            credentials = request.headers.get("Authorization", "")
+            key = credentials.removeprefix("Bearer ").strip()
+            message = (
+                f"Incorrect API key provided: {key}. You can find your API key at "
+                "https://platform.example.com/account/api-keys."
+            )
+            return _error(fault.status, message, "invalid_request_error", headers)
         if fault.body is not None:
             return web.Response(
                 status=fault.status,
@@ -366,7 +387,7 @@ class ScriptedServer:
                 return body
             self.stats.chat_requests += 1
             self.stats.requests.append(body)
-            failure = await self._before_answer()
+            failure = await self._before_answer(request)
             if failure is not None:
                 return failure
             if body.get("stream"):
@@ -414,7 +435,7 @@ class ScriptedServer:
                 return body
             self.stats.embedding_requests += 1
             self.stats.requests.append(body)
-            failure = await self._before_answer()
+            failure = await self._before_answer(request)
             if failure is not None:
                 return failure
             raw = body.get("input")
