@@ -17,6 +17,7 @@ from typing import Any
 from optimizer_core.language_models.embedding_model import EmbeddingModel
 from optimizer_core.language_models.fake import FakeEmbeddingModel, FakeLanguageModel
 from optimizer_core.language_models.language_model import LanguageModel
+from optimizer_core.language_models.redaction import redact_secrets
 from optimizer_core.language_models.usage import CallRecord, Usage
 from optimizer_core.saving.object_registry import deserialize_object, serialize_object
 
@@ -29,6 +30,7 @@ __all__ = [
     "Usage",
     "deserialize",
     "get",
+    "redact_secrets",
     "serialize",
 ]
 

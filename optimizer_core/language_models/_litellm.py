@@ -25,6 +25,7 @@ from optimizer_core.exceptions import (
     RateLimitError,
     ServerError,
 )
+from optimizer_core.language_models.redaction import REDACTED, redact_secrets
 
 logger = logging.getLogger(__name__)
 
@@ -149,10 +150,10 @@ def _header(headers: Any, name: str) -> str | None:
 
 
 def redact(text: str, secret: str | None) -> str:
-    """Remove a secret from a message."""
+    """Remove a secret, and anything shaped like an API key, from a message."""
     if secret and len(secret) >= 4:
-        return text.replace(secret, "***")
-    return text
+        text = text.replace(secret, REDACTED)
+    return redact_secrets(text)
 
 
 def map_error(
