@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -349,8 +350,40 @@ class Program(Trainer):
             except Exception as error:
                 raise SerializationError(f"variable {name!r}: {_short_error(error)}") from error
 
+    def get_variables_layout(self) -> list[JsonDict]:
+        """Where each variable sits in the graph, independent of generated names.
+
+        One entry per variable, in `variables` order: ``variable`` (its name),
+        ``module`` (its module's name), ``module_index`` (the module's position in
+        the topological order, Inputs included), ``module_class`` and ``path`` (the
+        variable's name within its module, ``state`` for ``generator_1/state``).
+        `load_variables` matches by this when the names differ, the way Keras 3
+        names saved weights by their place in the model rather than by layer name.
+        """
+        layout: list[JsonDict] = []
+        seen: set[int] = set()
+        for index, (module, _, _) in enumerate(self._order):
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            for variable in module.variables:
+                layout.append(
+                    {
+                        "variable": variable.name,
+                        "module": module.name,
+                        "module_index": index,
+                        "module_class": type(module).__name__,
+                        "path": _path_in_module(module.name, variable.name),
+                    }
+                )
+        return layout
+
     def save_variables(self, filepath: str | os.PathLike[str]) -> None:
-        """Write only the variables (trainable fields and optimizer bookkeeping)."""
+        """Write only the variables (trainable fields and optimizer bookkeeping).
+
+        The file keys variables by name and also records their `get_variables_layout`,
+        so `load_variables` can load it into a program rebuilt with other names.
+        """
         path = _json_path(filepath, "filepath")
         _write_json(
             path,
@@ -359,21 +392,105 @@ class Program(Trainer):
                 "kind": "optimizer_core.variables",
                 "program": self.name,
                 "variables": self.get_variables_json(),
+                "layout": self.get_variables_layout(),
             },
         )
 
     def load_variables(self, filepath: str | os.PathLike[str]) -> None:
-        """Read variables written by `save_variables` (or a program file) into this program."""
+        """Read variables written by `save_variables` (or a program file) into this program.
+
+        Variables are matched by name when every saved name exists here. Otherwise
+        (a program rebuilt in a notebook gets ``generator_1`` where the file says
+        ``generator``) they are matched by structure: the module's position in the
+        graph, its class and the variable's name within it. A file without a layout
+        (written before layouts were saved) is matched by the order of the modules
+        holding variables and their names less any ``_<n>`` suffix. When neither
+        matches, the error says what differs.
+
+        Args:
+            filepath: a ``.json`` file written by `save_variables` or `save`.
+        """
         path = _json_path(filepath, "filepath")
         document = _read_json(path)
+        variables = document.get("variables") or {}
+        if not isinstance(variables, dict):
+            raise SerializationError(f"{path}: `variables` must be an object keyed by name")
         if document.get("kind") == "optimizer_core.program":
             _check_document(document, "optimizer_core.program")
+            layout = _layout_from_program_config(document.get("program"), list(variables))
         else:
             _check_document(document, "optimizer_core.variables")
-        self.set_variables_json(document.get("variables") or {})
+            layout = document.get("layout")
+            if layout is not None and not _is_layout(layout):
+                raise SerializationError(
+                    f"{path}: `layout` must be a list of objects with `variable`, `module`, "
+                    "`module_index`, `module_class` and `path`"
+                )
+        known = {v.name for v in self.variables}
+        if set(variables) <= known:
+            self.set_variables_json(variables)
+            return
+        renamed = self._match_variables_by_structure(list(variables), layout)
+        for saved_name, name in renamed.items():
+            try:
+                self.get_variable(name).load_json(variables[saved_name])
+            except Exception as error:
+                raise SerializationError(
+                    f"variable {name!r} (saved as {saved_name!r}): {_short_error(error)}"
+                ) from error
+
+    def _match_variables_by_structure(
+        self, saved_names: list[str], layout: list[JsonDict] | None
+    ) -> dict[str, str]:
+        """Map each saved variable name to this program's variable in the same place."""
+        if layout is not None:
+            saved = [
+                (
+                    (e["module_index"], e["module_class"], e["path"]),
+                    e["variable"],
+                    e["module"],
+                )
+                for e in layout
+                if e["variable"] in saved_names
+            ]
+            here = [
+                ((e["module_index"], e["module_class"], e["path"]), e["variable"], e["module"])
+                for e in self.get_variables_layout()
+            ]
+            unplaced = sorted(set(saved_names) - {name for _, name, _ in saved})
+        else:
+            saved = _layout_from_names(saved_names)
+            here = _layout_from_names([v.name for v in self.variables])
+            unplaced = []
+        by_key = {key: name for key, name, _ in here}
+        saved_keys = [key for key, _, _ in saved]
+        if (
+            not unplaced
+            and len(set(saved_keys)) == len(saved_keys)
+            and set(saved_keys) == set(by_key)
+        ):
+            return {name: by_key[key] for key, name, _ in saved}
+        unknown = sorted(set(saved_names) - {v.name for v in self.variables})
+        differences = _structure_differences(saved, here, by_class=layout is not None)
+        if unplaced:
+            differences.append(f"the file's layout does not place {unplaced}")
+        how = (
+            "module position in the graph, class, variable name"
+            if layout is not None
+            else "the file has no layout: order of the modules holding variables, "
+            "their names less any '_<n>' suffix"
+        )
+        raise SerializationError(
+            f"program {self.name!r} has no variable(s) {unknown}; it has "
+            f"{sorted(v.name for v in self.variables)}. By structure ({how}) they differ "
+            "too: " + "; ".join(differences or ["the file places a variable twice"])
+        )
 
     def __repr__(self) -> str:
         return f"<Program {self.name}: {len(self.modules)} modules>"
+
+
+register_library_objects(Program)
 
 
 def _as_symbol_list(value: Any, argument: str) -> list[SymbolicDataModel]:
@@ -402,6 +519,113 @@ def _is_coroutine(value: Any) -> bool:
         value.close()
         return True
     return False
+
+
+_NUMERIC_SUFFIX = re.compile(r"_\d+$")
+
+# One variable's place: (structural key, variable name, module name).
+_Placed = tuple[tuple[Any, ...], str, str]
+
+
+def _path_in_module(module_name: str, variable_name: str) -> str:
+    prefix = f"{module_name}/"
+    return variable_name[len(prefix) :] if variable_name.startswith(prefix) else variable_name
+
+
+def _is_layout(layout: Any) -> bool:
+    fields = {"variable": str, "module": str, "module_index": int, "module_class": str, "path": str}
+    return isinstance(layout, list) and all(
+        isinstance(entry, dict)
+        and all(isinstance(entry.get(key), kind) for key, kind in fields.items())
+        for entry in layout
+    )
+
+
+def _layout_from_program_config(config: Any, variable_names: list[str]) -> list[JsonDict] | None:
+    """A program document's variable layout, read from its module list (same order as
+    `Program.get_config` writes it); None when the document has no usable module list."""
+    modules = config.get("modules") if isinstance(config, dict) else None
+    if not isinstance(modules, list):
+        return None
+    layout: list[JsonDict] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(modules):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            return None
+        name = entry["name"]
+        if name in seen:
+            continue
+        seen.add(name)
+        serialized = entry.get("module")
+        class_name = serialized.get("class_name") if isinstance(serialized, dict) else None
+        for variable in variable_names:
+            if variable.startswith(f"{name}/"):
+                layout.append(
+                    {
+                        "variable": variable,
+                        "module": name,
+                        "module_index": index,
+                        "module_class": str(class_name),
+                        "path": _path_in_module(name, variable),
+                    }
+                )
+    return layout
+
+
+def _layout_from_names(names: list[str]) -> list[_Placed]:
+    """Places read from ``module/variable`` names alone: the module's rank among the
+    modules holding variables, its name less a generated ``_<n>`` suffix, the rest."""
+    ranks: dict[str, int] = {}
+    placed: list[_Placed] = []
+    for name in names:
+        module, _, path = name.rpartition("/")
+        rank = ranks.setdefault(module, len(ranks))
+        placed.append(((rank, _NUMERIC_SUFFIX.sub("", module), path), name, module))
+    return placed
+
+
+def _structure_differences(
+    saved: list[_Placed], here: list[_Placed], *, by_class: bool
+) -> list[str]:
+    """What differs, module by module (by position), between two lists of places."""
+
+    def groups(placed: list[_Placed]) -> dict[int, tuple[str, str, list[str]]]:
+        result: dict[int, tuple[str, str, list[str]]] = {}
+        for (index, kind, path), _, module in placed:
+            result.setdefault(index, (str(kind), module, []))[2].append(str(path))
+        return result
+
+    saved_groups, here_groups = groups(saved), groups(here)
+    label = "module" if by_class else "variable-holding module"
+
+    def describe(kind: str, module: str) -> str:
+        return f"{kind} {module!r}" if by_class else repr(module)
+
+    differences: list[str] = []
+    for index in sorted(set(saved_groups) | set(here_groups)):
+        s, h = saved_groups.get(index), here_groups.get(index)
+        if h is None and s is not None:
+            differences.append(
+                f"{label} #{index} ({describe(s[0], s[1])}, variables {s[2]}) "
+                "is in the file but not in this program"
+            )
+        elif s is None and h is not None:
+            differences.append(
+                f"{label} #{index} ({describe(h[0], h[1])}, variables {h[2]}) "
+                "is in this program but not in the file"
+            )
+        elif s is not None and h is not None and s[0] != h[0]:
+            what = "a " if by_class else ""
+            differences.append(
+                f"{label} #{index} is {what}{describe(s[0], s[1])} in the file "
+                f"but {what}{describe(h[0], h[1])} here"
+            )
+        elif s is not None and h is not None and sorted(s[2]) != sorted(h[2]):
+            differences.append(
+                f"{label} #{index} ({describe(h[0], h[1])}) holds variables {s[2]} "
+                f"in the file but {h[2]} here"
+            )
+    return differences
 
 
 def _short_error(error: Exception) -> str:
