@@ -34,6 +34,7 @@ from optimizer_core import (
     optimizers,
     rewards,
     saving,
+    stats,
     utils,
 )
 from optimizer_core.datamodels import DataModel, data_model_from_schema
@@ -74,5 +75,6 @@ __all__ = [
     "optimizers",
     "rewards",
     "saving",
+    "stats",
     "utils",
 ]
