@@ -12,10 +12,7 @@ from pathlib import Path
 import pytest
 
 from optimizer_core.datasets import banking77, gsm8k
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-# The public data sets live in shared/ beside the clone, never inside it.
-SHARED_DATA = (REPO_ROOT / ".." / "shared" / "data").resolve()
+from tests.support import BANKING77_FILES, GSM8K_FILES, require_shared
 
 
 def _closed_port() -> int:
@@ -38,11 +35,13 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 @pytest.fixture
 def shared_data(monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point OPTIMIZER_CORE_DATA_DIR at the shared data folder and return it."""
-    if not (SHARED_DATA / "gsm8k").is_dir() or not (SHARED_DATA / "banking77").is_dir():
-        pytest.fail(f"the shared data sets are missing: expected them in {SHARED_DATA}")
-    monkeypatch.setenv("OPTIMIZER_CORE_DATA_DIR", str(SHARED_DATA))
-    return SHARED_DATA
+    """Point OPTIMIZER_CORE_DATA_DIR at the shared data folder and return it.
+
+    Skips (naming the missing files) in a clone without ``../shared`` beside it.
+    """
+    data = require_shared(*GSM8K_FILES, *BANKING77_FILES) / "data"
+    monkeypatch.setenv("OPTIMIZER_CORE_DATA_DIR", str(data))
+    return data
 
 
 @pytest.fixture

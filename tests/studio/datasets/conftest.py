@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from studio import celery_app
+from tests.support import BANKING77_FILES, GSM8K_FILES, require_shared
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
@@ -40,8 +41,7 @@ def _eager_celery() -> Iterator[None]:
 
 @pytest.fixture
 def shared_data(monkeypatch, tmp_path) -> Path:
-    if not (SHARED_DATA / "gsm8k" / "train.jsonl").is_file():
-        pytest.skip(f"the shared data folder is missing: {SHARED_DATA}")
+    require_shared(*GSM8K_FILES, *BANKING77_FILES)
     monkeypatch.setenv("OPTIMIZER_CORE_DATA_DIR", str(SHARED_DATA))
     monkeypatch.setenv("OPTIMIZER_CORE_CACHE_DIR", str(tmp_path / "cache"))
     return SHARED_DATA
