@@ -490,9 +490,6 @@ class Program(Trainer):
         return f"<Program {self.name}: {len(self.modules)} modules>"
 
 
-register_library_objects(Program)
-
-
 def _as_symbol_list(value: Any, argument: str) -> list[SymbolicDataModel]:
     if isinstance(value, SymbolicDataModel) or not isinstance(value, list | tuple):
         items = [value] if value is not None else []
