@@ -59,8 +59,15 @@ browser:
 	  echo "Installing Debian's chromium for the browser tests..."; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Every benchmark is bench/<name>/run.py; `make bench BENCHES="omega upload"` runs some.
+BENCHES ?= $(patsubst bench/%/run.py,%,$(wildcard bench/*/run.py))
+
 bench: $(STAMP)
-	$(BIN)/python bench/run_fit_bench.py
+	@failed=""; for name in $(BENCHES); do \
+		echo "== bench/$$name/run.py"; \
+		$(BIN)/python bench/$$name/run.py || failed="$$failed $$name"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "benchmarks that could not run:$$failed"; exit 1; fi
 
 clean-venv:
 	rm -rf $(VENV)

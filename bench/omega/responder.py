@@ -29,13 +29,9 @@ request). Everything is deterministic given the request, whatever the timing.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-FIT_RESPONDER = Path(__file__).resolve().parents[1] / "fit_overhead" / "responder.py"
+from bench.fit_overhead import responder as fit
 
 MARKERS = (
     "Add the units first.",
@@ -48,21 +44,6 @@ MARKERS = (
 ACCURACY_PER_LEVEL = 0.15
 INSTRUCTIONS_PREFIX = "Answer the addition question with a JSON holding the key `answer`."
 THINKING = "The worst predictions are off by one: state one more rule about the sum."
-
-
-def _load_fit_responder() -> ModuleType:
-    name = "fit_overhead_responder"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, FIT_RESPONDER)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fit = _load_fit_responder()
 
 
 def schema_keys(request: dict[str, Any]) -> list[str]:

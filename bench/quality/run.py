@@ -7,7 +7,7 @@ Starts the bundled SmolLM2-135M-Instruct on llama-cpp-python's server
 (`optimizer_core.local_models.LocalModelServer`), puts the counting proxy of
 `proxy.py` in front of it, and runs `workload.py` once per (task, optimizer,
 library) in that library's interpreter (ours: this one; the reference:
-bench/.venv-ref/bin/python, built by bench/setup_reference.sh). Each run
+bench/.venv-ref/bin/python, built by bench/common/setup_reference.sh). Each run
 evaluates the program `--evals` times on the test subset, fits it, and
 evaluates it `--evals` times again. Prints a table and writes
 bench/results/quality.md and bench/results/quality.json. Exits 0 whatever the
@@ -29,15 +29,14 @@ from typing import Any
 
 BENCH = Path(__file__).resolve().parents[1]
 REPO = BENCH.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))  # run as a script: make `bench` importable
 
-from proxy import Proxy  # noqa: E402
-
+from bench.common.reference import REF_PYTHON  # noqa: E402
+from bench.quality.proxy import Proxy  # noqa: E402
 from optimizer_core.local_models import LocalModelServer  # noqa: E402
 
 WORKLOAD = Path(__file__).resolve().with_name("workload.py")
-REF_PYTHON = BENCH / ".venv-ref" / "bin" / "python"
 RESULTS = BENCH / "results"
 DATA = REPO.parent / "shared" / "data"
 
@@ -158,7 +157,7 @@ def main() -> None:
     results: list[dict[str, Any]] = []
     skipped: list[str] = []
     if "synalinks" in args.libs and not REF_PYTHON.exists():
-        skipped.append("synalinks: bench/.venv-ref missing (run bench/setup_reference.sh)")
+        skipped.append("synalinks: bench/.venv-ref missing (run bench/common/setup_reference.sh)")
         args.libs = [lib for lib in args.libs if lib != "synalinks"]
 
     server = LocalModelServer(n_threads=args.n_threads, watchdog_interval=5.0)

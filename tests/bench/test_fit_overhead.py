@@ -1,4 +1,4 @@
-"""Smoke tests of the fit-overhead benchmark (bench/): its responder, workload and runner.
+"""Smoke tests of the fit-overhead benchmark (bench/fit_overhead): responder, workload, runner.
 
 The responder must read both libraries' request shapes: optimizer_core sends the
 input as JSON, the reference library as a Python dict repr, with its few-shot
@@ -8,32 +8,19 @@ the shapes each library was seen to send.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
+from bench.common.reference import interpreter, workload_env
+from bench.fit_overhead import responder
+from bench.fit_overhead import run as runner
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
-REF_PYTHON = BENCH / ".venv-ref" / "bin" / "python"
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-responder = _load("responder", BENCH / "fit_overhead" / "responder.py")
-runner = _load("run_fit_bench", BENCH / "run_fit_bench.py")
 
 ANSWER_FORMAT = {
     "type": "json_schema",
@@ -170,7 +157,7 @@ def _run_workload(python: Path, lib: str, base_url: str) -> dict[str, Any]:
         ],
         capture_output=True,
         text=True,
-        env=runner.workload_env(lib),
+        env=workload_env(lib),
         cwd=ROOT,
         timeout=120,
     )
@@ -183,9 +170,9 @@ def _run_workload(python: Path, lib: str, base_url: str) -> dict[str, Any]:
     "lib", ["optimizer_core", pytest.param("synalinks", marks=pytest.mark.slow)]
 )
 def test_workload_trains_against_the_scripted_server(lib: str) -> None:
-    python = runner.interpreter(lib)
+    python = interpreter(lib)
     if not python.exists():
-        pytest.skip(f"{python} is missing: run bench/setup_reference.sh")
+        pytest.skip(f"{python} is missing: run bench/common/setup_reference.sh")
     from optimizer_core.testing.scripted_server import ScriptedServer
 
     with ScriptedServer(responder.respond) as server:

@@ -1,4 +1,4 @@
-"""Smoke tests of the OMEGA benchmark (bench/omega, bench/run_omega_bench.py).
+"""Smoke tests of the OMEGA benchmark (bench/omega: responder.py, run.py).
 
 The responder must tell the task's requests from the optimizer's in both
 libraries' shapes (optimizer_core sends JSON, the reference library Python dict
@@ -8,30 +8,14 @@ reprs) and answer each; the runner must put each request in the right epoch.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-BENCH = ROOT / "bench"
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-responder = _load("omega_responder", BENCH / "omega" / "responder.py")
-runner = _load("run_omega_bench", BENCH / "run_omega_bench.py")
+from bench.common import reference
+from bench.omega import responder
+from bench.omega import run as runner
 
 ANSWER_SCHEMA = {
     "type": "object",
@@ -197,9 +181,9 @@ def _smoke_args() -> argparse.Namespace:
     "lib", ["optimizer_core", pytest.param("synalinks", marks=pytest.mark.slow)]
 )
 def test_omega_workload_trains_against_the_scripted_server(lib: str) -> None:
-    python = runner.fit_bench.interpreter(lib)
+    python = reference.interpreter(lib)
     if not python.exists():
-        pytest.skip(f"{python} is missing: run bench/setup_reference.sh")
+        pytest.skip(f"{python} is missing: run bench/common/setup_reference.sh")
     result = runner.run_one(lib, 2, _smoke_args())
     assert "error" not in result, result.get("stderr_tail")
     assert result["lib"] == lib

@@ -1,6 +1,6 @@
 """OMEGA benchmark: LM and embedding calls per epoch, optimizer_core against synalinks.
 
-Runs `bench/omega/workload.py` (the training guide's program compiled with
+Runs `workload.py` beside this file (the training guide's program compiled with
 ``OMEGA(language_model=lm, embedding_model=em, population_size=N)``) in each
 library's own interpreter against one local scripted server per run, for each
 population size, and prints side by side, per epoch: the task LM calls, the
@@ -8,8 +8,8 @@ optimizer's LM calls (mutations and crossovers), the embedding requests and the
 texts they held, the population at each epoch end; then the fit wall time and
 the rewards. Everything goes to ``bench/results/omega.json``.
 
-    .venv/bin/python bench/run_omega_bench.py                  # ~2 min on 2 cores
-    .venv/bin/python bench/run_omega_bench.py --libs optimizer_core --populations 10
+    .venv/bin/python bench/omega/run.py                  # ~2 min on 2 cores
+    .venv/bin/python bench/omega/run.py --libs optimizer_core --populations 10
 
 The server runs in this process (a background thread) with no latency. Its
 responder (`bench/omega/responder.py`) notes each request's arrival time and
@@ -29,43 +29,37 @@ from __future__ import annotations
 import argparse
 import bisect
 import datetime
-import importlib.util
 import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "bench"
-WORKLOAD = BENCH / "omega" / "workload.py"
-DEFAULT_OUTPUT = BENCH / "results" / "omega.json"
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run as a script: make `bench` importable
 
-LIBS = ("optimizer_core", "synalinks")
+from bench.common.reference import (  # noqa: E402
+    LIBS,
+    interpreter,
+    reference_pins,
+    setup_reference,
+    workload_env,
+)
+from bench.common.stats import history_at, median_of, median_series  # noqa: E402
+from bench.common.tables import column_widths, table_line, table_rule  # noqa: E402
+from bench.common.workloads import run_workload  # noqa: E402
+from bench.omega import responder as omega_responder  # noqa: E402
+
+WORKLOAD = Path(__file__).resolve().with_name("workload.py")
+DEFAULT_OUTPUT = ROOT / "bench" / "results" / "omega.json"
+
 KINDS = ("task", "mutation", "crossover")
-
-
-def _load(name: str, path: Path) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-# The fit-overhead runner's interpreter, environment and reference-venv helpers.
-fit_bench = _load("run_fit_bench", BENCH / "run_fit_bench.py")
-omega_responder = _load("omega_responder", BENCH / "omega" / "responder.py")
 
 
 class Trace:
@@ -148,7 +142,7 @@ def run_one(lib: str, population: int, args: argparse.Namespace) -> dict[str, An
     from optimizer_core.testing.scripted_server import ScriptedServer
 
     base: dict[str, Any] = {"lib": lib, "population_size": population}
-    python = fit_bench.interpreter(lib)
+    python = interpreter(lib)
     if not python.exists():
         return {**base, "error": f"no interpreter at {python}"}
     trace = Trace(omega_responder.respond)
@@ -172,23 +166,9 @@ def run_one(lib: str, population: int, args: argparse.Namespace) -> dict[str, An
             "--seed",
             str(args.seed),
         ]
-        try:
-            done = subprocess.run(
-                command,
-                capture_output=True,
-                text=True,
-                env=fit_bench.workload_env(lib),
-                cwd=ROOT,
-                timeout=args.timeout,
-            )
-        except subprocess.TimeoutExpired as expired:
-            stderr = expired.stderr or b""
-            tail = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
-            return {
-                **base,
-                "error": f"timed out after {args.timeout} s",
-                "stderr_tail": tail[-2000:],
-            }
+        done = run_workload(command, env=workload_env(lib), cwd=ROOT, timeout=args.timeout)
+        if done.timed_out:
+            return {**base, **(done.error or {})}
         stats = server.stats
         result: dict[str, Any] = {
             **base,
@@ -196,12 +176,10 @@ def run_one(lib: str, population: int, args: argparse.Namespace) -> dict[str, An
             "server_embedding_requests": stats.embedding_requests,
             "max_in_flight": stats.max_in_flight,
         }
-        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-        if done.returncode != 0 or not lines:
-            result["error"] = f"workload exited {done.returncode}"
-            result["stderr_tail"] = done.stderr[-3000:]
+        if done.report is None:
+            result.update(done.error or {})
             return result
-        result.update(json.loads(lines[-1]))
+        result.update(done.report)
         result["warnings"] = _warning_lines(done.stderr)
         result.update(
             count_requests(trace, result["fit_start_unix"], list(result["epoch_end_unix"]))
@@ -232,30 +210,8 @@ def _ok(runs: list[dict[str, Any]], lib: str, population: int) -> list[dict[str,
     ]
 
 
-def _median_series(runs: list[dict[str, Any]], key: str) -> list[float] | None:
-    """Element-wise median of a per-epoch series over the runs (None without runs)."""
-    series = [r[key] for r in runs if isinstance(r.get(key), list)]
-    if not series:
-        return None
-    length = min(len(s) for s in series)
-    return [statistics.median(s[i] for s in series) for i in range(length)]
-
-
-def _median(runs: list[dict[str, Any]], pick: Callable[[dict[str, Any]], Any]) -> float | None:
-    values = [v for v in (pick(r) for r in runs) if v is not None]
-    return statistics.median(values) if values else None
-
-
 def _population_series(run: dict[str, Any]) -> list[float]:
     return [sum(v or 0 for v in epoch.values()) for epoch in run.get("population_per_epoch", [])]
-
-
-def _history(key: str, index: int) -> Callable[[dict[str, Any]], Any]:
-    def pick(run: dict[str, Any]) -> Any:
-        series = (run.get("history") or {}).get(key) or []
-        return series[index] if series else None
-
-    return pick
 
 
 def build_table(runs: list[dict[str, Any]], populations: list[int]) -> list[dict[str, Any]]:
@@ -277,7 +233,7 @@ def build_table(runs: list[dict[str, Any]], populations: list[int]) -> list[dict
                     else None
                 )
             else:
-                series = _median_series(_ok(runs, lib, population), key)
+                series = median_series(_ok(runs, lib, population), key)
             row[lib] = series
             row[f"{lib}_total"] = sum(series) if series is not None and total else None
         ours, ref = row["optimizer_core_total"], row["synalinks_total"]
@@ -294,7 +250,7 @@ def build_table(runs: list[dict[str, Any]], populations: list[int]) -> list[dict
             "unit": unit,
         }
         for lib in LIBS:
-            row[lib] = _median(_ok(runs, lib, population), pick)
+            row[lib] = median_of(_ok(runs, lib, population), pick)
         ours, ref = row["optimizer_core"], row["synalinks"]
         row["ratio"] = ours / ref if ours is not None and ref else None
         rows.append(row)
@@ -318,9 +274,9 @@ def build_table(runs: list[dict[str, Any]], populations: list[int]) -> list[dict
             population,
         )
         add_value("fit wall time @ 0 ms", lambda r: r.get("fit_wall_s"), population, "s")
-        add_value("reward, last epoch", _history("reward", -1), population)
-        add_value("val_reward, first epoch", _history("val_reward", 0), population)
-        add_value("val_reward, last epoch", _history("val_reward", -1), population)
+        add_value("reward, last epoch", history_at("reward", -1), population)
+        add_value("val_reward, first epoch", history_at("val_reward", 0), population)
+        add_value("val_reward, last epoch", history_at("val_reward", -1), population)
     return rows
 
 
@@ -354,20 +310,14 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         name = f"{name} [pop {row['population_size']}]"
         ratio = "n/a" if row["ratio"] is None else f"{row['ratio']:.2f}"
         body.append((name, _fmt_cell(row, "optimizer_core"), _fmt_cell(row, "synalinks"), ratio))
-    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-
-    def line(cells: tuple[str, ...]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
-        return " | ".join([first, *rest])
-
-    out = [line(header), "-+-".join("-" * w for w in widths)]
+    widths = column_widths(header, body)
+    out = [table_line(header, widths), table_rule(widths)]
     previous = None
     for row, cells in zip(rows, body, strict=True):
         if previous is not None and row["population_size"] != previous:
-            out.append("-+-".join("-" * w for w in widths))
+            out.append(table_rule(widths))
         previous = row["population_size"]
-        out.append(line(cells))
+        out.append(table_line(cells, widths))
     out.append(
         "per-epoch cells: epoch 1/epoch 2/... = total; ratio = optimizer_core / synalinks "
         "(on totals); medians over the repeats"
@@ -409,7 +359,7 @@ def _progress(run: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if "synalinks" in args.libs and not args.skip_setup and not fit_bench.setup_reference():
+    if "synalinks" in args.libs and not args.skip_setup and not setup_reference():
         args.libs = [lib for lib in args.libs if lib != "synalinks"]
 
     started = time.perf_counter()
@@ -432,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": "omega",
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": " ".join(
-            ["python bench/run_omega_bench.py", *(argv if argv is not None else sys.argv[1:])]
+            ["python bench/omega/run.py", *(argv if argv is not None else sys.argv[1:])]
         ),
         "config": {
             "rows": args.rows,
@@ -450,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
             "platform": platform.platform(),
             "cpu_count": os.cpu_count(),
             "runner_python": platform.python_version(),
-            "reference_venv_pins": fit_bench.reference_pins(),
+            "reference_venv_pins": reference_pins(),
         },
         "table": rows,
         "table_text": table,

@@ -1,6 +1,6 @@
 """Fit-overhead benchmark: optimizer_core against the reference library synalinks.
 
-Runs `bench/fit_overhead/workload.py` (one training script, the training
+Runs `workload.py` beside this file (one training script, the training
 guide's program) in each library's own interpreter against one local scripted
 OpenAI-compatible server, once with no server latency and once with 100 ms per
 request, and prints side by side: the wall time of ``fit``, the LM calls the
@@ -8,11 +8,11 @@ server counted, the most requests it had in flight, the client's CPU time per
 LM call, and the final rewards. The table also goes to
 ``bench/results/fit_overhead.json``.
 
-    .venv/bin/python bench/run_fit_bench.py            # both libraries, ~2-3 min
-    .venv/bin/python bench/run_fit_bench.py --libs synalinks --latencies 0.1
+    .venv/bin/python bench/fit_overhead/run.py            # both libraries, ~2-3 min
+    .venv/bin/python bench/fit_overhead/run.py --libs synalinks --latencies 0.1
 
 The reference library lives in ``bench/.venv-ref`` (Python 3.12), built on
-first use by ``bench/setup_reference.sh``. The server runs in this process, in a
+first use by ``bench/common/setup_reference.sh``. The server runs in this process, in a
 background thread, so its counters are read directly; the workloads are
 separate processes, so their CPU time is the client's alone.
 
@@ -29,7 +29,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -37,59 +36,27 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "bench"
-WORKLOAD = BENCH / "fit_overhead" / "workload.py"
-SETUP_SCRIPT = BENCH / "setup_reference.sh"
-REF_PYTHON = BENCH / ".venv-ref" / "bin" / "python"
-DEFAULT_OUTPUT = BENCH / "results" / "fit_overhead.json"
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # run as a script: make `bench` importable
 
-LIBS = ("optimizer_core", "synalinks")
+from bench.common.reference import (  # noqa: E402
+    LIBS,
+    interpreter,
+    reference_pins,
+    setup_reference,
+    workload_env,
+)
+from bench.common.stats import history_at, median_of  # noqa: E402
+from bench.common.tables import column_widths, table_line, table_rule  # noqa: E402
+from bench.common.workloads import run_workload  # noqa: E402
+from bench.fit_overhead.responder import examples_in, respond  # noqa: E402
+
+WORKLOAD = Path(__file__).resolve().with_name("workload.py")
+DEFAULT_OUTPUT = ROOT / "bench" / "results" / "fit_overhead.json"
+
 CPU_TARGET = 1 / 5
 WALL_TARGET = 1 / 2
-
-
-def our_python() -> Path:
-    venv_python = ROOT / ".venv" / "bin" / "python"
-    return venv_python if venv_python.exists() else Path(sys.executable)
-
-
-def interpreter(lib: str) -> Path:
-    return our_python() if lib == "optimizer_core" else REF_PYTHON
-
-
-def workload_env(lib: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
-    env.setdefault("OPENAI_API_KEY", "sk-bench-scripted")
-    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
-    env["PYTHONUNBUFFERED"] = "1"
-    env.pop("PYTHONPATH", None)
-    if lib == "optimizer_core":
-        env["PYTHONPATH"] = str(ROOT)
-    return env
-
-
-def setup_reference() -> bool:
-    """Build bench/.venv-ref if needed; False (and a message) when that fails."""
-    started = time.perf_counter()
-    done = subprocess.run(["bash", str(SETUP_SCRIPT)], check=False)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        print(f"reference setup failed (exit {done.returncode}): synalinks is left out")
-        return False
-    if elapsed > 5:
-        print(f"(reference setup took {elapsed:.0f} s)")
-    return True
-
-
-def reference_pins() -> str | None:
-    stamp = BENCH / ".venv-ref" / ".bench-pins"
-    return stamp.read_text().strip() if stamp.exists() else None
-
-
-sys.path.insert(0, str(BENCH / "fit_overhead"))
-from responder import examples_in, respond  # noqa: E402
 
 
 def load_server() -> type[Any]:
@@ -171,42 +138,23 @@ def run_one(
             "--seed",
             str(args.seed),
         ]
-        started = time.perf_counter()
-        try:
-            done = subprocess.run(
-                command,
-                capture_output=True,
-                text=True,
-                env=workload_env(lib),
-                cwd=ROOT,
-                timeout=args.timeout,
-            )
-        except subprocess.TimeoutExpired as expired:
-            stderr = expired.stderr or b""
-            tail = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
-            return {
-                "lib": lib,
-                "latency_s": latency,
-                "error": f"timed out after {args.timeout} s",
-                "stderr_tail": tail[-2000:],
-            }
-        process_s = time.perf_counter() - started
+        done = run_workload(command, env=workload_env(lib), cwd=ROOT, timeout=args.timeout)
+        if done.timed_out:
+            return {"lib": lib, "latency_s": latency, **(done.error or {})}
         stats = server.stats
         result: dict[str, Any] = {
             "lib": lib,
             "latency_s": latency,
-            "process_wall_s": process_s,
+            "process_wall_s": done.wall_s,
             "lm_calls": stats.chat_requests,
             "max_in_flight": stats.max_in_flight,
         }
         if args.dump_requests and stats.requests:
             result["first_request"] = stats.requests[0]
-        lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-        if done.returncode != 0 or not lines:
-            result["error"] = f"workload exited {done.returncode}"
-            result["stderr_tail"] = done.stderr[-3000:]
+        if done.report is None:
+            result.update(done.error or {})
             return result
-        result.update(json.loads(lines[-1]))
+        result.update(done.report)
         # The warm-up prediction before fit is not part of fit's calls.
         result["lm_calls"] -= int(result.get("warmup_requests", 0))
         result.update(trace.summary(result.get("fit_start_unix"), result.get("fit_end_unix")))
@@ -215,20 +163,6 @@ def run_one(
         return result
     finally:
         server.stop()
-
-
-def _median(runs: list[dict[str, Any]], key: str) -> float | None:
-    values = [run[key] for run in runs if run.get(key) is not None]
-    return statistics.median(values) if values else None
-
-
-def _history_value(runs: list[dict[str, Any]], key: str, index: int) -> float | None:
-    values = []
-    for run in runs:
-        series = (run.get("history") or {}).get(key) or []
-        if series and series[index] is not None:
-            values.append(series[index])
-    return statistics.median(values) if values else None
 
 
 def build_table(runs: list[dict[str, Any]], latencies: list[float]) -> list[dict[str, Any]]:
@@ -268,63 +202,78 @@ def build_table(runs: list[dict[str, Any]], latencies: list[float]) -> list[dict
         add(
             f"fit wall time @ {ms} ms",
             "s",
-            lambda rs: _median(rs, "fit_wall_s"),
+            lambda rs: median_of(rs, "fit_wall_s"),
             latency,
             wall_target,
         )
     for latency in latencies:
         ms = round(latency * 1000)
-        add(f"LM calls @ {ms} ms", "calls", lambda rs: _median(rs, "lm_calls"), latency)
+        add(f"LM calls @ {ms} ms", "calls", lambda rs: median_of(rs, "lm_calls"), latency)
         add(
             f"max requests in flight @ {ms} ms",
             "requests",
-            lambda rs: _median(rs, "max_in_flight"),
+            lambda rs: median_of(rs, "max_in_flight"),
             latency,
         )
         add(
             f"client CPU per LM call @ {ms} ms",
             "ms",
-            lambda rs: _median(rs, "cpu_per_call_ms"),
+            lambda rs: median_of(rs, "cpu_per_call_ms"),
             latency,
             CPU_TARGET,
         )
-        add(f"client CPU in fit @ {ms} ms", "s", lambda rs: _median(rs, "fit_cpu_s"), latency)
+        add(f"client CPU in fit @ {ms} ms", "s", lambda rs: median_of(rs, "fit_cpu_s"), latency)
         add(
             f"first request after fit start @ {ms} ms",
             "s",
-            lambda rs: _median(rs, "first_request_after_s"),
+            lambda rs: median_of(rs, "first_request_after_s"),
             latency,
         )
         if latency > 0:
             add(
                 f"request rounds @ {ms} ms",
                 "rounds",
-                lambda rs: _median(rs, "request_rounds"),
+                lambda rs: median_of(rs, "request_rounds"),
                 latency,
             )
     last = latencies[-1]
     ms = round(last * 1000)
-    add(f"reward, first epoch @ {ms} ms", "", lambda rs: _history_value(rs, "reward", 0), last)
-    add(f"reward, last epoch @ {ms} ms", "", lambda rs: _history_value(rs, "reward", -1), last)
+    add(
+        f"reward, first epoch @ {ms} ms",
+        "",
+        lambda rs: median_of(rs, history_at("reward", 0)),
+        last,
+    )
+    add(
+        f"reward, last epoch @ {ms} ms",
+        "",
+        lambda rs: median_of(rs, history_at("reward", -1)),
+        last,
+    )
     add(
         f"val_reward, first epoch @ {ms} ms",
         "",
-        lambda rs: _history_value(rs, "val_reward", 0),
+        lambda rs: median_of(rs, history_at("val_reward", 0)),
         last,
     )
     add(
         f"val_reward, last epoch @ {ms} ms",
         "",
-        lambda rs: _history_value(rs, "val_reward", -1),
+        lambda rs: median_of(rs, history_at("val_reward", -1)),
         last,
     )
     add(
         f"mean few-shot examples per prompt @ {ms} ms",
         "",
-        lambda rs: _median(rs, "mean_examples_in_prompt"),
+        lambda rs: median_of(rs, "mean_examples_in_prompt"),
         last,
     )
-    add("start-up: import library + litellm", "s", lambda rs: _median(rs, "import_s"), latencies[0])
+    add(
+        "start-up: import library + litellm",
+        "s",
+        lambda rs: median_of(rs, "import_s"),
+        latencies[0],
+    )
     return rows
 
 
@@ -359,17 +308,11 @@ def print_table(rows: list[dict[str, Any]]) -> None:
                 met,
             )
         )
-    widths = [max(len(str(line[i])) for line in [header, *body]) for i in range(len(header))]
-
-    def line(cells: tuple[str, ...]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
-        return " | ".join([first, *rest])
-
-    print(line(header))
-    print("-+-".join("-" * width for width in widths))
+    widths = column_widths(header, body)
+    print(table_line(header, widths))
+    print(table_rule(widths))
     for cells in body:
-        print(line(cells))
+        print(table_line(cells, widths))
     print("ratio = optimizer_core / synalinks (lower is better except for rewards)")
 
 
@@ -437,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": "fit_overhead",
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": " ".join(
-            ["python bench/run_fit_bench.py", *(argv if argv is not None else sys.argv[1:])]
+            ["python bench/fit_overhead/run.py", *(argv if argv is not None else sys.argv[1:])]
         ),
         "config": {
             "rows": args.rows,

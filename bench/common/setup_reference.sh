@@ -9,7 +9,8 @@
 # sides of the benchmark talk HTTP through the same litellm; synalinks 0.10.14
 # accepts it (it asks for litellm>=1.106.0). pip would otherwise pick the newest.
 #
-# Usage: bench/setup_reference.sh        (from anywhere; ~2 min, ~1.6 GB)
+# Usage: bench/common/setup_reference.sh   (from anywhere; ~2 min, ~1.6 GB)
+#        The benchmark runners call it through bench.common.reference.setup_reference().
 # Env:   REF_PYTHON  the interpreter to build the venv with
 #                    (default /root/.pyenv/versions/3.12.1/bin/python)
 set -euo pipefail
@@ -17,7 +18,7 @@ set -euo pipefail
 SYNALINKS_VERSION="0.10.14"
 LITELLM_VERSION="1.106.2"
 PINS=("synalinks==${SYNALINKS_VERSION}" "litellm==${LITELLM_VERSION}")
-BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${BENCH_DIR}/.venv-ref"
 STAMP="${VENV}/.bench-pins"
 REF_PYTHON="${REF_PYTHON:-/root/.pyenv/versions/3.12.1/bin/python}"

@@ -1,0 +1,1 @@
+"""Fit overhead: optimizer_core against synalinks on the training guide's program."""

@@ -1,0 +1,1 @@
+"""OMEGA: LM and embedding calls per epoch, optimizer_core against synalinks."""

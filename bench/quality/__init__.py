@@ -1,0 +1,1 @@
+"""Quality on the bundled model: test reward before and after training."""

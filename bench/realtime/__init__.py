@@ -1,0 +1,1 @@
+"""Websocket latency of run events."""
