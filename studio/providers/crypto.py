@@ -18,6 +18,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
+from studio.providers.redaction import register_secret
+
 _KDF_SALT = b"studio.providers.api-key"
 _KDF_INFO = b"fernet-v1"
 
@@ -50,11 +52,14 @@ def encrypt(plaintext: str) -> bytes:
     """Encrypt a secret; the empty string stays empty (no key)."""
     if not plaintext:
         return b""
+    register_secret(plaintext)  # it came in clear: a log line of this request must not show it
     return _fernet().encrypt(plaintext.encode("utf-8"))
 
 
 def decrypt(token: bytes | memoryview | None) -> str:
     """Decrypt what `encrypt` produced; empty for no key.
+
+    The key is registered (`redaction.register_secret`), so logs never show it.
 
     Raises:
         DecryptionError: the token was made with another encryption key.
@@ -62,9 +67,12 @@ def decrypt(token: bytes | memoryview | None) -> str:
     if not token:
         return ""
     try:
-        return _fernet().decrypt(bytes(token)).decode("utf-8")
+        plaintext = _fernet().decrypt(bytes(token)).decode("utf-8")
     except InvalidToken:
         raise DecryptionError(
             "the stored API key cannot be decrypted: STUDIO_ENCRYPTION_KEY (or SECRET_KEY) "
             "changed since it was saved; enter the key again"
         ) from None
+    # From here on the key is in clear in this process: keep it out of every log line.
+    register_secret(plaintext)
+    return plaintext

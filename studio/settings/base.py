@@ -178,9 +178,22 @@ else:
         }
     }
 
+STUDIO_LOG_LEVEL = env("STUDIO_LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env("STUDIO_LOG_LEVEL", default="INFO")},
+    # Every record loses provider keys (the ones in use, and sk-... / Bearer ... shapes)
+    # from its message and its whole traceback before it is written; a Celery worker's
+    # own handlers get the same filter (studio.providers.redaction).
+    "filters": {"redact_secrets": {"()": "studio.providers.redaction.RedactSecretsFilter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_secrets"]}},
+    "root": {"handlers": ["console"], "level": STUDIO_LOG_LEVEL},
+    "loggers": {
+        # Django's defaults give "django" handlers of its own (console when DEBUG,
+        # mail_admins) that would skip the filter: send its records to the root's.
+        "django": {"handlers": [], "level": STUDIO_LOG_LEVEL, "propagate": True},
+        # litellm writes its records through a handler of its own as well: a filter on
+        # the logger rewrites each record before any handler sees it.
+        "LiteLLM": {"filters": ["redact_secrets"]},
+    },
 }
