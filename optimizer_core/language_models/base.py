@@ -119,6 +119,11 @@ class ModelBase:
             language models, 8 for embedding models).
         cache_dir: directory of the on-disk answer cache; ``None`` disables it.
         **litellm_kwargs: passed to litellm on every request.
+
+    Attributes:
+        usage: the `Usage` accounting of every call.
+        last_error: the error the latest failed call raised (None before any), for a
+            caller that only sees a failed sample and wants the model's reason.
     """
 
     _kind: ClassVar[str] = "model"
@@ -174,6 +179,7 @@ class ModelBase:
         self.cache_dir = None if cache_dir is None else os.fspath(cache_dir)
         self.litellm_kwargs = dict(litellm_kwargs)
         self.usage = Usage()
+        self.last_error: LanguageModelError | None = None
         self._semaphores: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, asyncio.Semaphore
         ] = weakref.WeakKeyDictionary()
@@ -337,6 +343,7 @@ class ModelBase:
                         error, attempts, too_long=too_long, out_of_time=out_of_time
                     )
                     record(False, str(final))
+                    self.last_error = final
                     raise final from error
                 retries += 1
                 logger.debug(

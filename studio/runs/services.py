@@ -132,7 +132,11 @@ def start_run(
 
 
 def cancel_run(run: Run) -> Run:
-    """Cancel a queued run now, or ask a running one to stop at its next batch.
+    """Cancel a queued run now, or ask a running one to stop.
+
+    The running run's worker reads the request within about a second
+    (`studio.runs.training.CANCEL_POLL_S`) and cancels its training there, LM
+    calls in flight included; the run then ends ``cancelled``.
 
     Raises:
         InvalidTransition: the run has already finished.
@@ -143,7 +147,7 @@ def cancel_run(run: Run) -> Run:
             raise InvalidTransition(f"run {run.pk} is {current.state}: it cannot be cancelled")
         Run.objects.filter(pk=run.pk).update(cancel_requested=True)
         # A queued run stops here; a running one (or one a worker just claimed)
-        # stops at its next batch, when its callback sees cancel_requested.
+        # stops when its worker sees cancel_requested (see studio.runs.training._watch).
         if not (current.state == State.QUEUED and transition(run.pk, to=State.CANCELLED)):
             emit_sync(run.pk, "cancel_requested", {})
     run.refresh_from_db()
@@ -228,6 +232,11 @@ def claim_run(run_id: int, *, worker: str | None = None) -> bool:
 def heartbeat(run_id: int) -> bool:
     """Record that the run's worker is alive; returns whether a cancel was requested."""
     Run.objects.filter(pk=run_id, state=State.RUNNING).update(heartbeat_at=timezone.now())
+    return cancel_requested(run_id)
+
+
+def cancel_requested(run_id: int) -> bool:
+    """Whether the run's owner asked to cancel it (a read only; the worker polls it)."""
     return bool(Run.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
 
 

@@ -27,7 +27,9 @@ from django.utils import timezone
 
 from optimizer_core.callbacks import Callback
 from optimizer_core.datamodels import to_json
+from optimizer_core.exceptions import AuthenticationError, LanguageModelError
 from optimizer_core.programs import Program
+from studio.providers.redaction import redact
 from studio.runs import adapters, services
 from studio.runs.config import build_compile_objects, needs_embedding_model
 from studio.runs.events import emit
@@ -98,15 +100,31 @@ async def evaluate_with_examples(
     *,
     batch_size: int,
     callbacks: list[Callback] | None = None,
+    language_model: Any = None,
 ) -> tuple[dict[str, float], list[dict[str, Any]]]:
     """Score the program on (x, y): the `evaluate` figures plus each row's result.
+
+    Args:
+        language_model: the program's model; when every prediction of a batch fails
+            because of it, the evaluation stops with its error (as `fit` does) rather
+            than wait out each remaining batch of a provider that is down.
 
     Returns:
         ``({"reward": mean, <metric>: value, ["failures": n]}, [{input, expected,
         output, reward}, ...])``.
     """
     assert program.reward is not None
-    outputs = list(await program.predict(x, batch_size=batch_size, verbose=0, callbacks=callbacks))
+    outputs: list[Any] = []
+    for start in range(0, len(x), batch_size):
+        failed_calls = language_model.usage.failures if language_model is not None else 0
+        batch = list(
+            await program.predict(
+                x[start : start + batch_size], batch_size=batch_size, verbose=0, callbacks=callbacks
+            )
+        )
+        if language_model is not None and all(output is None for output in batch):
+            _raise_if_the_model_failed(language_model, failed_calls, len(batch))
+        outputs.extend(batch)
     rewards = await asyncio.gather(
         *(program.reward(target, output) for target, output in zip(y, outputs, strict=True))
     )
@@ -125,6 +143,18 @@ async def evaluate_with_examples(
         for xi, yi, out, r in zip(x, y, outputs, rewards, strict=True)
     ]
     return logs, examples
+
+
+def _raise_if_the_model_failed(language_model: Any, failed_calls_before: int, rows: int) -> None:
+    cause = getattr(language_model, "last_error", None)
+    if cause is None or language_model.usage.failures <= failed_calls_before:
+        return  # the rows failed for another reason (the program's own)
+    if isinstance(cause, AuthenticationError):
+        raise cause
+    raise type(cause)(
+        f"{rows} predictions in a row failed in an evaluation; last error: {cause}",
+        model=cause.model,
+    ) from cause
 
 
 def summarize(runs: list[dict[str, float]]) -> dict[str, dict[str, float]]:
@@ -341,11 +371,40 @@ def execute_run(run_id: int) -> None:
     async_to_sync(train_claimed_run)(run_id)
 
 
-async def _heartbeat_loop(run_id: int, callback: StudioCallback) -> None:
-    while True:
-        await asyncio.sleep(services.heartbeat_interval())
-        if await sync_to_async(services.heartbeat)(run_id):
+# How often a running run's worker reads its cancel flag (one indexed row), so a cancel
+# lands within about this long even while LM calls hang; the heartbeat write keeps its
+# own, slower pace (settings.STUDIO_RUN_HEARTBEAT_S).
+CANCEL_POLL_S = 1.0
+
+
+async def _watch(run_id: int, callback: StudioCallback, training: asyncio.Task[None]) -> None:
+    """Send heartbeats and, once a cancel is requested, cancel the training task.
+
+    Cancelling the task cancels what it awaits: the LM calls in flight, backoff
+    sleeps, a fit between batches. A run waiting on a provider that never answers
+    is cancelled within about `CANCEL_POLL_S`, not when its calls time out.
+    """
+    loop = asyncio.get_running_loop()
+    poll = min(CANCEL_POLL_S, services.heartbeat_interval())
+    last_beat = loop.time()
+    while not training.done():
+        await asyncio.sleep(poll)
+        if callback.cancelled:
+            # Cancelled already: again, should the code it interrupted have swallowed it.
+            training.cancel()
+            continue
+        try:
+            if loop.time() - last_beat >= services.heartbeat_interval():
+                last_beat = loop.time()
+                requested = await sync_to_async(services.heartbeat)(run_id)
+            else:
+                requested = await sync_to_async(services.cancel_requested)(run_id)
+        except Exception:
+            logger.warning("run %s: heartbeat failed; retrying", run_id, exc_info=True)
+            continue
+        if requested:
             callback.request_stop()
+            training.cancel()
 
 
 async def _evaluations(
@@ -367,6 +426,7 @@ async def _evaluations(
             ctx.y_test,
             batch_size=int(fit_config.get("batch_size", 32)),
             callbacks=[callback],
+            language_model=ctx.language_model,
         )
         runs.append(logs)
         await callback.emit("evaluation", {"phase": phase, "index": index, "logs": logs})
@@ -381,66 +441,93 @@ async def _evaluations(
 
 
 async def train_claimed_run(run_id: int) -> None:
-    """Train a run this worker has claimed (state running) to its end."""
+    """Train a run this worker has claimed (state running) to its end.
+
+    The training runs as its own task beside a watcher (`_watch`) that cancels
+    it when the user cancels the run; the run then ends ``cancelled`` with the
+    events written so far.
+    """
     callback = StudioCallback(run_id)
-    heartbeat: asyncio.Task[None] | None = None
+    provider = ""
+    training: asyncio.Task[None] | None = None
+    watcher: asyncio.Task[None] | None = None
     try:
-        ctx = await sync_to_async(_load_context)(run_id)
-        run = ctx.run
-        callback.initial_epoch = callback.epoch = ctx.initial_epoch
-        callback.language_models = [m for m in (ctx.language_model, ctx.embedding_model) if m]
-        callback.usage_base = dict(run.usage or {})
-        heartbeat = asyncio.ensure_future(_heartbeat_loop(run_id, callback))
-        if ctx.resumed_from is not None:
-            await callback.emit(
-                "resumed", {"from_epoch": ctx.resumed_from, "attempt": run.attempts}
-            )
-        program = build_program(
-            ctx.document,
-            run.compile_config,
-            ctx.language_model,
-            restore_optimizer_state=ctx.restore_optimizer_state,
-            embedding_model=ctx.embedding_model,
-        )
-        callback.set_program(program)
-        if run.before is None:
-            before = await _evaluations(program, ctx, callback, phase="before")
-            await sync_to_async(Run.objects.filter(pk=run_id).update)(before=before)
-        fit_config = run.fit_config
-        await program.fit(
-            x=ctx.x_train,
-            y=ctx.y_train,
-            epochs=int(fit_config["epochs"]),
-            batch_size=int(fit_config["batch_size"]),
-            validation_split=float(fit_config["validation_split"]),
-            shuffle=bool(fit_config["shuffle"]),
-            seed=fit_config.get("seed"),
-            initial_epoch=ctx.initial_epoch,
-            verbose=0,
-            callbacks=[callback],
-        )
-        if callback.cancelled:
-            raise RunCancelled
-        after = await _evaluations(program, ctx, callback, phase="after")
-        trained = jsonable(program.to_json())
-        usage = callback.usage()
-        await sync_to_async(Run.objects.filter(pk=run_id).update)(
-            after=after, trained_document=trained, usage=usage
-        )
-        await callback.emit("usage", usage)
-        await sync_to_async(services.transition)(run_id, to=State.SUCCEEDED)
+        try:
+            ctx = await sync_to_async(_load_context)(run_id)
+            provider = ctx.run.provider.name if ctx.run.provider is not None else ""
+            training = asyncio.ensure_future(_train(ctx, callback))
+            watcher = asyncio.ensure_future(_watch(run_id, callback, training))
+            await training
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if not callback.cancelled or (current is not None and current.cancelling()):
+                raise  # this worker itself is stopping, not a cancel of the run
+            raise RunCancelled from None
     except RunCancelled:
         await sync_to_async(Run.objects.filter(pk=run_id).update)(usage=callback.usage())
         await sync_to_async(services.transition)(run_id, to=State.CANCELLED)
     except Exception as error:
         logger.exception("run %s failed", run_id)
-        reason = f"{type(error).__name__}: {error}"
+        message = redact(str(error))
+        if provider and isinstance(error, LanguageModelError):
+            message = f"provider {provider!r}: {message}"
+        reason = f"{type(error).__name__}: {message}"
         with contextlib.suppress(Exception):
             await sync_to_async(Run.objects.filter(pk=run_id).update)(usage=callback.usage())
-            await callback.emit("error", {"type": type(error).__name__, "message": str(error)})
+            await callback.emit("error", {"type": type(error).__name__, "message": message})
         await sync_to_async(services.transition)(run_id, to=State.FAILED, error=reason)
     finally:
-        if heartbeat is not None:
-            heartbeat.cancel()
+        if watcher is not None:
+            watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await heartbeat
+                await watcher
+        if training is not None and not training.done():
+            # This worker is stopping: take the training (and its LM calls) down with it.
+            training.cancel()
+            with contextlib.suppress(BaseException):
+                await training
+
+
+async def _train(ctx: _Context, callback: StudioCallback) -> None:
+    """Evaluate, fit, evaluate and store the result: the part a cancel interrupts."""
+    run = ctx.run
+    run_id = run.pk
+    callback.initial_epoch = callback.epoch = ctx.initial_epoch
+    callback.language_models = [m for m in (ctx.language_model, ctx.embedding_model) if m]
+    callback.usage_base = dict(run.usage or {})
+    if ctx.resumed_from is not None:
+        await callback.emit("resumed", {"from_epoch": ctx.resumed_from, "attempt": run.attempts})
+    program = build_program(
+        ctx.document,
+        run.compile_config,
+        ctx.language_model,
+        restore_optimizer_state=ctx.restore_optimizer_state,
+        embedding_model=ctx.embedding_model,
+    )
+    callback.set_program(program)
+    if run.before is None:
+        before = await _evaluations(program, ctx, callback, phase="before")
+        await sync_to_async(Run.objects.filter(pk=run_id).update)(before=before)
+    fit_config = run.fit_config
+    await program.fit(
+        x=ctx.x_train,
+        y=ctx.y_train,
+        epochs=int(fit_config["epochs"]),
+        batch_size=int(fit_config["batch_size"]),
+        validation_split=float(fit_config["validation_split"]),
+        shuffle=bool(fit_config["shuffle"]),
+        seed=fit_config.get("seed"),
+        initial_epoch=ctx.initial_epoch,
+        verbose=0,
+        callbacks=[callback],
+    )
+    if callback.cancelled:
+        raise RunCancelled
+    after = await _evaluations(program, ctx, callback, phase="after")
+    trained = jsonable(program.to_json())
+    usage = callback.usage()
+    await sync_to_async(Run.objects.filter(pk=run_id).update)(
+        after=after, trained_document=trained, usage=usage
+    )
+    await callback.emit("usage", usage)
+    await sync_to_async(services.transition)(run_id, to=State.SUCCEEDED)

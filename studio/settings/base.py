@@ -7,6 +7,7 @@ server), `test` and `production` (PostgreSQL, Redis) only change defaults.
 from pathlib import Path
 
 import environ
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 env = environ.Env()
@@ -147,6 +148,16 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Two queues, so short work (dataset validation, try, the sweep) never waits behind a
+# training run that may hold its worker for hours: runs.run_training goes to "training",
+# every other task to "short". Deployments run a worker per queue (-Q training / -Q short);
+# a worker started without -Q consumes both (the queues are declared here).
+CELERY_TASK_DEFAULT_QUEUE = "short"
+CELERY_TASK_QUEUES = (
+    Queue("short", routing_key="short"),
+    Queue("training", routing_key="training"),
+)
+CELERY_TASK_ROUTES = {"runs.run_training": {"queue": "training"}}
 # Runs whose worker died (no heartbeat for STUDIO_RUN_STALE_AFTER_S) are re-queued and
 # resume from their last checkpoint; workers also sweep once when they start.
 CELERY_BEAT_SCHEDULE = {

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from optimizer_core.programs import Program
-from studio.runs import services
+from studio.runs import services, training
 from studio.runs.models import Run, RunEvent
 from studio.runs.training import StudioCallback, execute_run, train_claimed_run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provider, make_version
@@ -95,7 +95,11 @@ def test_a_run_trains_to_success_and_reports_every_step(
     assert_no_gap(run)
 
 
-def test_cancel_stops_a_running_run_at_the_next_batch(user, scripted_server):
+def test_cancel_stops_a_running_run_at_the_next_batch(user, scripted_server, monkeypatch, settings):
+    # Only the batch-end check acts here: the watcher that cancels at once (see
+    # test_provider_faults) is slowed down out of the way.
+    monkeypatch.setattr(training, "CANCEL_POLL_S", 3600.0)
+    settings.STUDIO_RUN_HEARTBEAT_S = 3600.0
     run = start(user, scripted_server)
     assert services.claim_run(run.pk)
     run.refresh_from_db()
