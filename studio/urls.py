@@ -18,3 +18,9 @@ urlpatterns = [
     # Everything else is a page of the browser app.
     re_path(r"^(?!api/|admin/|ws/|static/).*$", spa_index, name="spa"),
 ]
+
+# Errors answer JSON on /api/ paths (never Django's HTML pages); page paths keep them.
+handler400 = "studio.common.errors.handler400"
+handler403 = "studio.common.errors.handler403"
+handler404 = "studio.common.errors.handler404"
+handler500 = "studio.common.errors.handler500"

@@ -53,6 +53,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "studio.urls"
+# CSRF refusals answer JSON on /api/ paths (the sign-in view checks CSRF itself).
+CSRF_FAILURE_VIEW = "studio.common.errors.csrf_failure"
 ASGI_APPLICATION = "studio.asgi.application"
 WSGI_APPLICATION = None
 
@@ -116,6 +118,22 @@ REST_FRAMEWORK = {
         "rest_framework.filters.SearchFilter",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # JSON bodies nested deeper than studio.common.jsondepth.MAX_DEPTH answer 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "studio.common.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    "EXCEPTION_HANDLER": "studio.common.errors.exception_handler",
+    # Sign-in and token creation (studio.accounts.api.throttling): every attempt per
+    # client address, and failures per address and username.
+    "DEFAULT_THROTTLE_RATES": {
+        "sign_in": env("STUDIO_SIGN_IN_RATE", default="60/min"),
+        "sign_in_failures": env("STUDIO_SIGN_IN_FAILURE_RATE", default="10/min"),
+    },
+    # The client address is REMOTE_ADDR unless this many proxies add X-Forwarded-For
+    # (trusting the header from anyone would let a client pick its own address).
+    "NUM_PROXIES": env.int("STUDIO_NUM_PROXIES", default=0),
 }
 
 SPECTACULAR_SETTINGS = {

@@ -7,6 +7,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from studio.common.fields import JSONField
+from studio.common.jsondepth import TooDeep, loads
 from studio.datasets.models import Dataset
 
 
@@ -58,13 +60,15 @@ class DatasetSummarySerializer(DatasetSerializer):
         read_only_fields = fields
 
 
-class JsonText(serializers.JSONField):
+class JsonText(JSONField):
     """A JSON value that may also arrive as text (multipart forms send strings)."""
 
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, str):
             try:
-                data = json.loads(data) if data.strip() else None
+                data = loads(data) if data.strip() else None
+            except TooDeep as error:
+                raise serializers.ValidationError(str(error)) from None
             except json.JSONDecodeError as error:
                 raise serializers.ValidationError(f"not valid JSON: {error}") from None
         return super().to_internal_value(data)

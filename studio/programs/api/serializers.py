@@ -6,6 +6,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from studio.common.errors import FieldErrorSerializer
+from studio.common.fields import JSONField
 from studio.programs.models import Program, ProgramVersion
 
 
@@ -37,8 +39,8 @@ class ProgramSerializer(serializers.ModelSerializer[Program]):
 class ProgramCreateSerializer(serializers.Serializer[dict[str, Any]]):
     name = serializers.CharField(max_length=200)
     description = serializers.CharField(required=False, allow_blank=True, default="")
-    document = serializers.JSONField(help_text="optimizer_core.Program.to_json()")
-    layout = serializers.JSONField(required=False, default=dict, help_text="editor node positions")
+    document = JSONField(help_text="optimizer_core.Program.to_json()")
+    layout = JSONField(required=False, default=dict, help_text="editor node positions")
     message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 
@@ -64,26 +66,17 @@ class ProgramVersionSummarySerializer(serializers.ModelSerializer[ProgramVersion
 
 
 class VersionCreateSerializer(serializers.Serializer[dict[str, Any]]):
-    document = serializers.JSONField(help_text="optimizer_core.Program.to_json()")
-    layout = serializers.JSONField(required=False, default=dict)
+    document = JSONField(help_text="optimizer_core.Program.to_json()")
+    layout = JSONField(required=False, default=dict)
     message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 
 class DocumentSerializer(serializers.Serializer[dict[str, Any]]):
-    document = serializers.JSONField(help_text="optimizer_core.Program.to_json()")
-
-
-class FieldErrorSerializer(serializers.Serializer[dict[str, Any]]):
-    path = serializers.CharField()
-    message = serializers.CharField()
+    document = JSONField(help_text="optimizer_core.Program.to_json()")
 
 
 class ValidationResultSerializer(serializers.Serializer[dict[str, Any]]):
     valid = serializers.BooleanField()
-    errors = FieldErrorSerializer(many=True)
-
-
-class DocumentErrorsSerializer(serializers.Serializer[dict[str, Any]]):
     errors = FieldErrorSerializer(many=True)
 
 
@@ -118,16 +111,16 @@ class ImportSerializer(serializers.Serializer[dict[str, Any]]):
     file = serializers.FileField(required=False, help_text="an exported .json document")
     name = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
     description = serializers.CharField(required=False, allow_blank=True, default="")
-    document = serializers.JSONField(required=False)
-    layout = serializers.JSONField(required=False)
+    document = JSONField(required=False)
+    layout = JSONField(required=False)
 
 
 class TryRequestSerializer(serializers.Serializer[dict[str, Any]]):
-    input = serializers.JSONField(help_text="the input JSON (a list for several inputs)")
+    input = JSONField(help_text="the input JSON (a list for several inputs)")
     version = serializers.IntegerField(
         required=False, min_value=1, help_text="a version number (default: the latest)"
     )
-    document = serializers.JSONField(
+    document = JSONField(
         required=False, help_text="an unsaved program document (wins over `version`)"
     )
     provider = serializers.IntegerField(

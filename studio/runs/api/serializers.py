@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from studio.common.fields import JSONField
 from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
 from studio.providers.models import Provider
@@ -72,10 +73,10 @@ class RunCreateSerializer(serializers.Serializer):
     )
     dataset = OwnedPrimaryKeyField(queryset=Dataset.objects.all(), owner_path="owner")
     provider = OwnedPrimaryKeyField(queryset=Provider.objects.all(), owner_path="owner")
-    compile_config = serializers.JSONField(
+    compile_config = JSONField(
         help_text='{"reward": {"name", "params"}, "optimizer": {...}, "metrics": [...]}'
     )
-    fit_config = serializers.JSONField(
+    fit_config = JSONField(
         required=False,
         default=dict,
         help_text="epochs, batch_size, validation_split, seed, shuffle, evaluations",
@@ -85,8 +86,8 @@ class RunCreateSerializer(serializers.Serializer):
 class ForkSerializer(serializers.Serializer):
     epoch = serializers.IntegerField(min_value=0)
     name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
-    fit_config = serializers.JSONField(required=False, default=None, allow_null=True)
-    compile_config = serializers.JSONField(required=False, default=None, allow_null=True)
+    fit_config = JSONField(required=False, default=None, allow_null=True)
+    compile_config = JSONField(required=False, default=None, allow_null=True)
 
 
 class RunEventSerializer(serializers.ModelSerializer):
@@ -103,6 +104,12 @@ class RunEventPageSerializer(serializers.Serializer):
 
 
 class CheckpointSerializer(serializers.ModelSerializer):
+    # Only with ``?document=true``: optional in the schema (not read-only, which
+    # the schema generator would make required); this serializer only ever writes out.
+    document = serializers.JSONField(
+        required=False, help_text="Program.to_json() after this epoch (with ?document=true)"
+    )
+
     class Meta:
         model = Checkpoint
         fields = ["epoch", "logs", "created_at", "document"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import django_filters
+from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
@@ -15,6 +16,9 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from studio.datasets.models import Dataset
+from studio.programs.models import ProgramVersion
+from studio.providers.models import Provider
 from studio.runs import services
 from studio.runs.api.serializers import (
     CheckpointSerializer,
@@ -44,9 +48,39 @@ class Conflict(ValidationError):
     status_code = status.HTTP_409_CONFLICT
 
 
+class IdFilter(django_filters.NumberFilter):
+    """A row id: an integer in the database's range (``1e30`` is a 400, not an overflow)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("min_value", 1)
+        kwargs.setdefault("max_value", 2**63 - 1)
+        super().__init__(**kwargs)
+
+
+def _owned(model: Any, owner_path: str = "owner") -> Any:
+    """The choices of a filter: the requesting user's rows only.
+
+    Another user's id then answers exactly as a missing one (400, not a valid choice).
+    """
+
+    def queryset(request: Request | None) -> QuerySet[Any]:
+        if request is None or not request.user.is_authenticated:
+            return model.objects.none()
+        return model.objects.filter(**{owner_path: request.user})
+
+    return queryset
+
+
 class RunFilter(django_filters.FilterSet):
-    program = django_filters.NumberFilter(field_name="program_version__program_id")
-    parent = django_filters.NumberFilter(field_name="parent_id")
+    program = IdFilter(field_name="program_version__program_id")
+    parent = IdFilter(field_name="parent_id")
+    program_version = django_filters.ModelChoiceFilter(
+        queryset=_owned(ProgramVersion, "program__owner")
+    )
+    dataset = django_filters.ModelChoiceFilter(queryset=_owned(Dataset))
+    provider = django_filters.ModelChoiceFilter(queryset=_owned(Provider))
     created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
 

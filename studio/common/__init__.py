@@ -1,0 +1,1 @@
+"""What every app's HTTP layer shares: bounded JSON, the error format, error handlers."""

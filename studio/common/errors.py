@@ -1,0 +1,112 @@
+"""One error format, ``{"errors": [{"path", "message"}]}``, and the API's error handlers.
+
+`exception_handler` is DRF's handler plus: a request nested too deeply for Python
+to walk answers 400 instead of 500. `handler404` / `handler500` (wired in
+``studio.urls``) answer JSON on /api/ paths; other paths keep Django's pages.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from studio.common.jsondepth import MAX_DEPTH
+
+logger = logging.getLogger(__name__)
+
+
+class FieldErrorSerializer(serializers.Serializer[dict[str, Any]]):
+    path = serializers.CharField(help_text="dotted path of the field at fault; empty: the whole")
+    message = serializers.CharField()
+
+
+class FieldErrorsSerializer(serializers.Serializer[dict[str, Any]]):
+    """The body of a 400 that lists problems, each with the path of its field."""
+
+    errors = FieldErrorSerializer(many=True)
+
+
+def flatten(detail: Any, prefix: str = "") -> list[dict[str, str]]:
+    """DRF's error detail (``{"field": ["msg"]}``, nested) as ``[{path, message}]``."""
+    if isinstance(detail, dict):
+        found = []
+        for key, value in detail.items():
+            name = "" if key in ("non_field_errors", "detail") else str(key)
+            found.extend(flatten(value, f"{prefix}.{name}" if prefix and name else prefix or name))
+        return found
+    if isinstance(detail, list):
+        if all(not isinstance(item, dict | list) for item in detail):
+            return [{"path": prefix, "message": str(item)} for item in detail]
+        found = []
+        for index, item in enumerate(detail):
+            found.extend(flatten(item, f"{prefix}[{index}]"))
+        return found
+    return [{"path": prefix, "message": str(detail)}]
+
+
+def field_errors_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """`exception_handler`, with every 400 in the `FieldErrorsSerializer` format.
+
+    For views whose schema documents their 400s with `FieldErrorsSerializer`
+    (set ``get_exception_handler`` to return this).
+    """
+    response = exception_handler(exc, context)
+    if response is not None and response.status_code == status.HTTP_400_BAD_REQUEST:
+        data = response.data
+        if not (isinstance(data, dict) and set(data) == {"errors"}):
+            response.data = {"errors": flatten(data)}
+    return response
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's handler; a RecursionError (input nested too deeply) answers 400."""
+    if isinstance(exc, RecursionError):
+        logger.warning("request nested too deeply: %s", context.get("request"))
+        return Response(
+            {"detail": f"the request is nested too deeply (the limit is {MAX_DEPTH} levels)"},
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    return drf_exception_handler(exc, context)
+
+
+def _is_api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": "bad request"}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def handler403(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": "forbidden"}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def handler404(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": "not found"}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request: HttpRequest) -> HttpResponse:
+    if _is_api(request):
+        return JsonResponse({"detail": "server error"}, status=500)
+    return defaults.server_error(request)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF refusals (the sign-in view checks CSRF itself): JSON on /api/ paths."""
+    if _is_api(request):
+        return JsonResponse({"detail": f"CSRF failed: {reason}"}, status=403)
+    from django.views.csrf import csrf_failure as django_csrf_failure
+
+    return django_csrf_failure(request, reason)
