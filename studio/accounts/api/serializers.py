@@ -10,10 +10,18 @@ from rest_framework import serializers
 
 
 class UserSerializer(serializers.ModelSerializer[AbstractUser]):
+    # Django stores "no email" as "", which is no email address: null instead.
+    email = serializers.EmailField(read_only=True, allow_null=True)
+
     class Meta:
         model = get_user_model()
         fields = ["id", "username", "email", "first_name", "last_name"]
         read_only_fields = fields
+
+    def to_representation(self, instance: AbstractUser) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        data["email"] = data["email"] or None
+        return data
 
 
 class LoginSerializer(serializers.Serializer[dict[str, Any]]):

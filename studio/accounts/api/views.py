@@ -22,6 +22,9 @@ from studio.accounts.api.serializers import (
     TokenSerializer,
     UserSerializer,
 )
+from studio.accounts.api.throttling import SignInFailureThrottle, SignInThrottle
+
+_THROTTLED = OpenApiResponse(description="too many attempts; retry after `Retry-After` seconds")
 
 
 def _authenticate(request: Request) -> object:
@@ -33,7 +36,9 @@ def _authenticate(request: Request) -> object:
         password=payload.validated_data["password"],
     )
     if user is None or not user.is_active:
+        SignInFailureThrottle.record_failure(request)
         raise AuthenticationFailed("wrong username or password")
+    SignInFailureThrottle.forget(request)
     return user
 
 
@@ -42,11 +47,17 @@ class LoginView(APIView):
     """Open a session. CSRF is enforced (get the cookie from /api/auth/csrf/ first)."""
 
     permission_classes = [AllowAny]
+    throttle_classes = [SignInThrottle, SignInFailureThrottle]
+    throttle_scope = "sign_in"
 
     @extend_schema(
         operation_id="auth_login",
         request=LoginSerializer,
-        responses={200: UserSerializer, 403: OpenApiResponse(description="wrong credentials")},
+        responses={
+            200: UserSerializer,
+            403: OpenApiResponse(description="wrong credentials"),
+            429: _THROTTLED,
+        },
     )
     def post(self, request: Request) -> Response:
         user = _authenticate(request)
@@ -91,11 +102,17 @@ class TokenView(APIView):
 
     permission_classes = [AllowAny]
     authentication_classes = [SessionAuthentication, TokenAuthentication]
+    throttle_classes = [SignInThrottle, SignInFailureThrottle]
+    throttle_scope = "sign_in"
 
     @extend_schema(
         operation_id="auth_token",
         request=LoginSerializer,
-        responses={200: TokenSerializer, 403: OpenApiResponse(description="wrong credentials")},
+        responses={
+            200: TokenSerializer,
+            403: OpenApiResponse(description="wrong credentials"),
+            429: _THROTTLED,
+        },
     )
     def post(self, request: Request) -> Response:
         user = request.user if request.user.is_authenticated else _authenticate(request)
