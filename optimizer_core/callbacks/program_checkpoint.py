@@ -31,7 +31,10 @@ class ProgramCheckpoint(Callback):
 
     ``best`` keeps the best monitored value seen; it carries over from one
     `fit` to the next, so a second run only overwrites a fixed ``filepath``
-    when it beats the first.
+    when it beats the first. A `fit` that resumes an interrupted run (see
+    `Trainer.fit`) hands over the earlier epochs' logs, and their values count
+    too: a fresh checkpoint callback in the resumed process only saves what
+    beats the whole run so far, as the uninterrupted run's would.
 
     Args:
         filepath: where to save; must end with ``".json"``.
@@ -108,6 +111,12 @@ class ProgramCheckpoint(Callback):
         else:
             self.best = -math.inf if self._maximize else math.inf
         self._warned_missing_monitor = False
+
+    def on_train_begin(self, logs: Logs | None = None) -> None:
+        for entry in self.params.get("resumed_epochs") or []:
+            value = _as_number((entry.get("logs") or {}).get(self.monitor))
+            if value is not None:
+                self.best = max(self.best, value) if self._maximize else min(self.best, value)
 
     async def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
         logs = logs or {}

@@ -69,6 +69,10 @@ class Optimizer:
         # The program being trained (set by fit); optimizers that rewrite
         # instructions show its description to their language model.
         self.program: Any = None
+        # What fit's loop carries between epochs (its random state, the best epoch,
+        # the logs so far), kept here so that it saves with the optimizer state
+        # and a resumed fit continues the same run. Set by fit; opaque here.
+        self.fit_state: JsonDict | None = None
 
     # Lifecycle ------------------------------------------------------------------------------
 
@@ -223,14 +227,21 @@ class Optimizer:
     # State ----------------------------------------------------------------------------------
 
     def get_state(self) -> JsonDict:
-        """Counters and the random generator's state (populations live in the variables)."""
+        """Counters, the random generator's state and fit's loop state.
+
+        The populations live in the variables. ``"fit"`` is present once `fit`
+        has finished an epoch (see `Trainer.fit` on resuming).
+        """
         version, internal, gauss = self.rng.getstate()
-        return {
+        state: JsonDict = {
             "iterations": self.iterations,
             "epochs": self.epochs,
             "next_id": self._next_id,
             "rng": [version, list(internal), gauss],
         }
+        if self.fit_state is not None:
+            state["fit"] = copy.deepcopy(self.fit_state)
+        return state
 
     def set_state(self, state: JsonDict) -> None:
         self.iterations = int(state.get("iterations", 0))
@@ -239,6 +250,7 @@ class Optimizer:
         if state.get("rng"):
             version, internal, gauss = state["rng"]
             self.rng.setstate((version, tuple(internal), gauss))
+        self.fit_state = copy.deepcopy(state["fit"]) if state.get("fit") else None
 
     def get_config(self) -> JsonDict:
         return {"population_size": self.population_size, "seed": self.seed, "name": self.name}

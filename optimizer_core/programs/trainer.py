@@ -158,6 +158,16 @@ class Trainer:
 
         Returns:
             The `History` callback; ``history.history`` maps each logged name to a list.
+
+        A resumed run ends as it would have without the interruption. Each epoch
+        end records in the optimizer's state (so in `Program.to_json` and every
+        checkpoint) what the loop itself carries from epoch to epoch: its random
+        generator (shuffle order, validation minibatches), the best epoch so far
+        with its score and values, and every epoch's logs. A `fit` from
+        ``initial_epoch=k`` on a program saved at the end of epoch ``k - 1`` picks
+        them up when it runs on the same data (row counts), batch size, shuffle and
+        seed: the same batches in the same order, the best epoch chosen over the
+        whole run, and a `History` holding every epoch since 0.
         """
         program = self._self()
         if self.reward is None or self.optimizer is None:
@@ -201,11 +211,38 @@ class Trainer:
         self.stop_training = False
         has_val = len(x_val) > 0
         best_score = -math.inf
+        best_epoch: int | None = None
         best_snapshot: dict[str, JsonDict] | None = None
+        past_epochs: list[JsonDict] = []
         train_logs: JsonDict = {}
         epoch_logs: JsonDict = {}
+        signature: JsonDict = {
+            "seed": seed,
+            "shuffle": bool(shuffle),
+            "batch_size": batch_size,
+            "train_rows": len(x_train),
+            "validation_rows": len(x_val),
+        }
+        carried = _carried_fit_state(optimizer.fit_state, initial_epoch, signature)
+        if carried is not None:
+            version, internal, gauss = carried["rng"]
+            rng.setstate((version, tuple(internal), gauss))
+            past_epochs = [dict(entry) for entry in carried.get("epochs") or []]
+            best = carried.get("best")
+            if best is not None:
+                best_epoch = int(best["epoch"])
+                score = best.get("score")
+                best_score = -math.inf if score is None else float(score)
+                # None: the best epoch is the one the checkpoint was saved after.
+                best_snapshot = best.get("variables") or _snapshot(trainable)
+        cbs.params["initial_epoch"] = initial_epoch
+        cbs.params["resumed_epochs"] = [dict(entry) for entry in past_epochs]
 
         await cbs.on_train_begin({})
+        if cbs.history is not None:
+            # The run's record since epoch 0, as the uninterrupted run's would be.
+            for entry in past_epochs:
+                cbs.history.on_epoch_end(int(entry["epoch"]), dict(entry["logs"]))
         try:
             for epoch in range(initial_epoch, epochs):
                 await cbs.on_epoch_begin(epoch, {})
@@ -278,7 +315,21 @@ class Trainer:
                 score = epoch_logs.get("val_reward" if has_val else "reward", -math.inf)
                 if best_snapshot is None or score > best_score:
                     best_score = score
-                    best_snapshot = {v.name: v.get_json() for v in trainable}
+                    best_epoch = epoch
+                    best_snapshot = _snapshot(trainable)
+                past_epochs.append({"epoch": epoch, "logs": dict(epoch_logs)})
+                # Before the callbacks, so a checkpoint saved there carries it.
+                optimizer.fit_state = {
+                    "next_epoch": epoch + 1,
+                    "signature": signature,
+                    "rng": _rng_state(rng),
+                    "best": {
+                        "epoch": best_epoch,
+                        "score": best_score if math.isfinite(best_score) else None,
+                        "variables": None if best_epoch == epoch else best_snapshot,
+                    },
+                    "epochs": [dict(entry) for entry in past_epochs],
+                }
                 await cbs.on_epoch_end(epoch, dict(epoch_logs))
                 if self.stop_training:
                     break
@@ -286,7 +337,9 @@ class Trainer:
             optimizer.event_sink = None
         if best_snapshot is not None:
             for variable in trainable:
-                snapshot = best_snapshot[variable.name]
+                snapshot = best_snapshot.get(variable.name)
+                if snapshot is None:
+                    continue
                 variable.assign(snapshot)
                 variable.update({"current_candidate": snapshot.get("current_candidate")})
         await cbs.on_train_end(dict(epoch_logs))
@@ -571,6 +624,42 @@ class Trainer:
         if failures:
             logs["failures"] = failures
         return logs
+
+
+def _snapshot(trainable: Sequence[Any]) -> dict[str, JsonDict]:
+    """What `fit` restores of its best epoch: the trainable values and the candidate in use."""
+    return {
+        v.name: {**v.get_trainable_json(), "current_candidate": v.get("current_candidate")}
+        for v in trainable
+    }
+
+
+def _rng_state(rng: random.Random) -> list[Any]:
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def _carried_fit_state(
+    state: JsonDict | None, initial_epoch: int, signature: JsonDict
+) -> JsonDict | None:
+    """The interrupted run's loop state when this `fit` continues it, else None.
+
+    It continues it when it starts at the epoch after the one the state was
+    saved at, on the same number of rows with the same batch size, shuffle and
+    seed; any other `fit` (a fresh start, a fork on other data) is its own run.
+    """
+    if not state or initial_epoch <= 0 or state.get("next_epoch") != initial_epoch:
+        return None
+    if state.get("signature") != signature or not state.get("rng"):
+        logger.info(
+            "fit(initial_epoch=%d) does not continue the saved run (it used %s, this fit %s); "
+            "starting a new record of the best epoch and history",
+            initial_epoch,
+            state.get("signature"),
+            signature,
+        )
+        return None
+    return state
 
 
 def _mean(values: Sequence[float]) -> float:
