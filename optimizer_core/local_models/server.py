@@ -16,6 +16,13 @@ Crash recovery is a check before each use: `ensure_running` (called by
 thread) restarts a server whose process has exited, on the same port, so
 models already pointing at it keep working.
 
+Nobody's server outlives its users: a client process killed with SIGKILL never
+detaches, so the process that starts a server also starts a lease watcher
+beside it (`optimizer_core.local_models.lease`), which stops the server once no
+client process recorded in the state file has been alive for `orphan_timeout`
+seconds. An instance that attaches to a server whose watcher is gone starts a
+new one.
+
 The server's output goes to ``<key>.log`` in the cache folder (moved to
 ``<key>.log.1`` at a start once it passes 10 MB); start errors quote its end.
 """
@@ -48,6 +55,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from optimizer_core.exceptions import OptimizerCoreError
+from optimizer_core.local_models import lease
+from optimizer_core.local_models.lease import pid_alive as _pid_alive
+from optimizer_core.local_models.lease import process_start_ticks as _process_start_ticks
+from optimizer_core.local_models.lease import token_pid as _token_pid
 
 if TYPE_CHECKING:
     from optimizer_core.local_models.embedding import LocalEmbeddingModel
@@ -132,44 +143,6 @@ def _port_in_use(host: str, port: int) -> bool:
         return probe.connect_ex((host, port)) == 0
 
 
-def _process_start_ticks(pid: int) -> int | None:
-    """The start time of a live, non-zombie process (clock ticks since boot), else None."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = raw[raw.rfind(")") + 2 :].split()
-    if not fields or fields[0] in ("Z", "X"):
-        return None
-    try:
-        return int(fields[19])
-    except (IndexError, ValueError):
-        return None
-
-
-def _pid_alive(pid: int, start_ticks: int | None = None) -> bool:
-    """Whether ``pid`` runs (not a zombie) and, when given, started at ``start_ticks``."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    ticks = _process_start_ticks(pid)
-    if ticks is None:
-        return not Path("/proc").is_dir()
-    return start_ticks is None or ticks == start_ticks
-
-
-def _token_pid(token: str) -> int:
-    try:
-        return int(token.split(":", 1)[0])
-    except ValueError:
-        return -1
-
-
 @dataclasses.dataclass
 class _State:
     pid: int
@@ -180,9 +153,16 @@ class _State:
     started_at: float
     clients: list[str]
     restarts: int = 0
+    watcher_pid: int | None = None
+    watcher_start_ticks: int | None = None
 
     def alive(self) -> bool:
         return _pid_alive(self.pid, self.start_ticks)
+
+    def watched(self) -> bool:
+        return self.watcher_pid is not None and _pid_alive(
+            self.watcher_pid, self.watcher_start_ticks
+        )
 
 
 _live_servers: weakref.WeakSet[LocalModelServer] = weakref.WeakSet()
@@ -224,6 +204,10 @@ class LocalModelServer:
             called before each request of a model from `language_model`.
         max_restarts: crash restarts allowed before `ensure_running` gives up
             (default 5).
+        orphan_timeout: seconds the server outlives its last client process
+            (one killed without `stop`), after which its lease watcher stops it;
+            None for no watcher: the server runs until the last `stop`
+            (default 30).
 
     Example:
         ```python
@@ -248,6 +232,7 @@ class LocalModelServer:
         start_timeout: float = 120.0,
         watchdog_interval: float | None = 2.0,
         max_restarts: int = 5,
+        orphan_timeout: float | None = 30.0,
     ) -> None:
         if not isinstance(alias, str) or not alias.strip() or "/" in alias:
             raise ValueError(f"`alias` must be a non-empty name without '/', got {alias!r}")
@@ -269,6 +254,12 @@ class LocalModelServer:
             raise ValueError(f"`watchdog_interval` must be None or > 0, got {watchdog_interval}")
         if not isinstance(max_restarts, int) or max_restarts < 0:
             raise ValueError(f"`max_restarts` must be an int >= 0, got {max_restarts!r}")
+        if orphan_timeout is not None and (
+            isinstance(orphan_timeout, bool)
+            or not isinstance(orphan_timeout, int | float)
+            or orphan_timeout <= 0
+        ):
+            raise ValueError(f"`orphan_timeout` must be None or > 0, got {orphan_timeout!r}")
         self.model_path = None if model_path is None else os.fspath(model_path)
         self.alias = alias
         self.n_threads = n_threads
@@ -281,6 +272,7 @@ class LocalModelServer:
         self.start_timeout = float(start_timeout)
         self.watchdog_interval = watchdog_interval
         self.max_restarts = max_restarts
+        self.orphan_timeout = None if orphan_timeout is None else float(orphan_timeout)
 
         self._token = f"{os.getpid()}:{uuid.uuid4().hex}"
         self._key: str | None = None
@@ -288,6 +280,7 @@ class LocalModelServer:
         self._state: _State | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._watchdog: threading.Thread | None = None
+        self._lease_watcher: subprocess.Popen[bytes] | None = None
         self._stopping = threading.Event()
         self.restarts = 0
         """Crash restarts this instance performed."""
@@ -391,6 +384,8 @@ class LocalModelServer:
                 state = self._read_state()
                 if state is not None and state.alive() and self._healthy(state, timeout=2.0):
                     state.clients = [*self._live_clients(state.clients), self._token]
+                    if self.orphan_timeout is not None and not state.watched():
+                        self._start_lease_watcher(state)
                     self._write_state(state)
                     self._state = state
                     self.start_time_s = None
@@ -426,6 +421,8 @@ class LocalModelServer:
                     self._terminate(state)
                     with contextlib.suppress(FileNotFoundError):
                         self.state_path.unlink()
+                    self._end_lease_watcher()
+            self._reap_lease_watcher()
             self._state = None
             self._process = None
             _live_servers.discard(self)
@@ -548,6 +545,7 @@ class LocalModelServer:
             "start_timeout": self.start_timeout,
             "watchdog_interval": self.watchdog_interval,
             "max_restarts": self.max_restarts,
+            "orphan_timeout": self.orphan_timeout,
         }
 
     @classmethod
@@ -669,6 +667,10 @@ class LocalModelServer:
             time.sleep(0.1)
         self.start_time_s = time.perf_counter() - clock
         self._write_state(state)
+        if self.orphan_timeout is not None:
+            self._reap_lease_watcher()
+            self._start_lease_watcher(state)
+            self._write_state(state)
         logger.info(
             "local model server %r ready at port %d in %.1fs (pid %d)",
             self.alias,
@@ -782,6 +784,59 @@ class LocalModelServer:
         except OSError:
             return "(no log)"
         return text[-_LOG_TAIL_CHARS:]
+
+    def _start_lease_watcher(self, state: _State) -> None:
+        """Start the process that stops ``state``'s server once its clients are all dead.
+
+        Records the watcher in ``state`` (the caller writes it). The watcher runs
+        in a session of its own and outlives this process: that is its purpose.
+        """
+        assert self.orphan_timeout is not None
+        grace = self.orphan_timeout
+        interval = min(1.0, max(0.05, grace / 5))
+        command = [
+            sys.executable,
+            str(Path(lease.__file__).resolve()),
+            "--state", str(self.state_path),
+            "--lock", str(self.folder / f"{self.key}.lock"),
+            "--pid", str(state.pid),
+            "--grace", f"{grace:g}",
+            "--interval", f"{interval:g}",
+        ]  # fmt: skip
+        if state.start_ticks is not None:
+            command += ["--start-ticks", str(state.start_ticks)]
+        try:
+            with open(self.log_path, "ab") as log:
+                watcher = subprocess.Popen(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+        except OSError as error:
+            logger.warning("could not start the local model server's lease watcher: %s", error)
+            return
+        self._lease_watcher = watcher
+        state.watcher_pid = watcher.pid
+        state.watcher_start_ticks = _process_start_ticks(watcher.pid)
+
+    def _reap_lease_watcher(self) -> None:
+        """Collect this process's watcher once it has exited (no zombie left behind)."""
+        watcher = self._lease_watcher
+        if watcher is not None and watcher.poll() is not None:
+            self._lease_watcher = None
+
+    def _end_lease_watcher(self) -> None:
+        watcher, self._lease_watcher = self._lease_watcher, None
+        if watcher is None or watcher.poll() is not None:
+            return
+        watcher.terminate()
+        try:
+            watcher.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            watcher.kill()
+            watcher.wait(timeout=5.0)
 
     def _start_watchdog(self) -> None:
         if self.watchdog_interval is None or self._watchdog is not None:
