@@ -37,6 +37,7 @@ from pydantic import ConfigDict
 
 from optimizer_core import datasets as builtin_datasets
 from optimizer_core.datamodels import DataModel, data_model_from_schema
+from studio.common.jsondepth import MAX_DEPTH, TooDeep, exceeds_depth, loads
 from studio.datasets.models import Dataset
 
 logger = logging.getLogger(__name__)
@@ -78,7 +79,13 @@ class RowError:
     message: str
 
     def as_json(self) -> JsonDict:
-        return {"line": self.line, "field": self.field, "message": self.message}
+        return {"line": self.line, "field": _text(self.field), "message": _text(self.message)}
+
+
+def _text(value: str) -> str:
+    """`value` as storable, renderable text: undecodable bytes (lone surrogates from the
+    CSV reader) become U+FFFD, which JSON columns and responses accept."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 @dataclass
@@ -102,19 +109,100 @@ class ValidationReport:
 # --------------------------------------------------------------------------- schemas
 
 
+def _ref_name(ref: Any) -> str:
+    # As optimizer_core resolves it: the last segment, looked up in ``$defs``.
+    return str(ref).rsplit("/", 1)[-1]
+
+
+def _schema_problem(schema: JsonDict, argument: str) -> DatasetError | None:
+    """The first structural problem of a schema that the builder would trip on, or None.
+
+    Empty ``type`` / ``anyOf`` / ``oneOf`` / ``allOf`` lists and ``$ref`` cycles
+    (recursive models, which DataModels cannot express), each with its path.
+    """
+    if exceeds_depth(schema, MAX_DEPTH):
+        return DatasetError(
+            f"`{argument}` is nested deeper than {MAX_DEPTH} levels", field=argument
+        )
+    defs = schema.get("$defs")
+    defs = defs if isinstance(defs, dict) else {}
+    refs_in: dict[str, list[tuple[str, str]]] = {}  # def name -> [(ref name, path)]
+    stack: list[tuple[Any, str, str | None]] = [(schema, argument, None)]
+    while stack:
+        node, path, owner = stack.pop()
+        if isinstance(node, list):
+            stack.extend((item, f"{path}[{i}]", owner) for i, item in enumerate(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        if node.get("type") == []:
+            return DatasetError(f"`{path}.type` is an empty list", field=f"{path}.type")
+        for key in ("anyOf", "oneOf", "allOf"):
+            if key in node and (not isinstance(node[key], list) or not node[key]):
+                return DatasetError(
+                    f"`{path}.{key}` must be a non-empty list of schemas", field=f"{path}.{key}"
+                )
+        if "$ref" in node:
+            refs_in.setdefault(owner or "", []).append((_ref_name(node["$ref"]), path))
+        for key, value in node.items():
+            if path == argument and key == "$defs" and isinstance(value, dict):
+                stack.extend((v, f"{path}.$defs.{k}", str(k)) for k, v in value.items())
+            else:
+                stack.append((value, f"{path}.{key}", owner))
+    return _ref_cycle(refs_in, defs)
+
+
+def _ref_cycle(refs_in: dict[str, list[tuple[str, str]]], defs: JsonDict) -> DatasetError | None:
+    """A ``$ref`` cycle reachable from the schema's own properties (iterative DFS)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: explored
+    for start, _ in refs_in.get("", []):
+        if start not in defs or start in state:
+            continue
+        state[start] = 1
+        stack = [(start, iter(refs_in.get(start, [])))]
+        while stack:
+            name, children = stack[-1]
+            for target, ref_path in children:
+                if target not in defs or state.get(target) == 2:
+                    continue
+                if state.get(target) == 1:
+                    return DatasetError(
+                        f"`{ref_path}.$ref` refers back to {target!r}: recursive schemas "
+                        "are not supported",
+                        field=f"{ref_path}.$ref",
+                    )
+                state[target] = 1
+                stack.append((target, iter(refs_in.get(target, []))))
+                break
+            else:
+                state[name] = 2
+                stack.pop()
+    return None
+
+
 def build_data_model(schema: Any, *, argument: str, name: str) -> type[DataModel]:
     """Build a DataModel from a JSON schema, naming `argument` when it is unusable.
 
     Raises:
-        DatasetError: the schema is not an object schema optimizer_core understands.
+        DatasetError: the schema is not an object schema optimizer_core understands
+            (with the path of the culprit where it is known).
     """
     if not isinstance(schema, dict):
         raise DatasetError(f"`{argument}` must be a JSON object schema", field=argument)
+    problem = _schema_problem(schema, argument)
+    if problem is not None:
+        raise problem
     try:
         return data_model_from_schema(schema, name=name)
     except (ValueError, TypeError, KeyError, pydantic.PydanticUserError) as error:
         raise DatasetError(
             f"`{argument}` is not a usable schema: {error}", field=argument
+        ) from None
+    except Exception as error:  # anything else the builder trips on is still the schema's
+        logger.warning("`%s` could not be built: %r", argument, error)
+        raise DatasetError(
+            f"`{argument}` is not a usable schema ({type(error).__name__}: {error})",
+            field=argument,
         ) from None
 
 
@@ -333,7 +421,9 @@ def _iter_csv(path: Path, schema: RowSchema) -> Iterator[ParsedRow]:
                     continue
                 if column in schema.structured_columns:
                     try:
-                        row[column] = json.loads(cell)
+                        row[column] = loads(cell)
+                    except TooDeep as error:
+                        errors.append(RowError(start, column, f"the value is {error}"))
                     except ValueError as error:
                         errors.append(
                             RowError(start, column, f"expected JSON (array or object): {error}")
@@ -395,9 +485,14 @@ class _JsonArrayReader:
                 return ""
 
     def value(self) -> Any:
-        """Parse the value at the cursor. Raises json.JSONDecodeError (at the end of the file)."""
+        """Parse the value at the cursor.
+
+        Raises:
+            json.JSONDecodeError: not JSON (NaN and Infinity included, as for JSON Lines).
+            TooDeep: nested deeper than Python can parse.
+        """
         self.next_char()
-        decoder = json.JSONDecoder()
+        decoder = json.JSONDecoder(parse_constant=_refuse_constant)
         while True:
             try:
                 item, end = decoder.raw_decode(self.buffer, self.pos)
@@ -405,11 +500,21 @@ class _JsonArrayReader:
                 if self.fill():
                     continue
                 raise
+            except RecursionError:
+                raise TooDeep(MAX_DEPTH) from None
             # A number cut by the chunk boundary parses too early: want one more character.
             if end >= len(self.buffer) and self.fill():
                 continue
             self.pos = end
             return item
+
+
+class _NotJsonConstant(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJsonConstant(f"{name} is not a JSON value")
 
 
 def _iter_json(path: Path) -> Iterator[ParsedRow]:
@@ -431,9 +536,24 @@ def _iter_json(path: Path) -> Iterator[ParsedRow]:
                 reader.pos += 1
             else:
                 while True:
-                    item = reader.value()
+                    try:
+                        item = reader.value()
+                    except TooDeep as error:
+                        # Where the item ends is unknown past this point: stop reading.
+                        line = reader.line()
+                        message = f"item {index + 1} is {error}"
+                        yield line, None, [RowError(line, "", message)], True
+                        return
+                    except _NotJsonConstant as error:
+                        line = reader.line()
+                        message = f"invalid JSON in item {index + 1}: {error}"
+                        yield line, None, [RowError(line, "", message)], True
+                        return
                     index += 1
-                    if isinstance(item, dict):
+                    if exceeds_depth(item, MAX_DEPTH):
+                        message = f"item {index} is {TooDeep(MAX_DEPTH)}"
+                        yield index, None, [RowError(index, "", message)], True
+                    elif isinstance(item, dict):
                         yield index, item, [], True
                     else:
                         yield (
@@ -485,6 +605,14 @@ def _iter_rows(dataset_format: str, path: Path, schema: RowSchema) -> Iterator[P
 def _validate_payload(
     line: int, payload: bytes | JsonDict, schema: RowSchema
 ) -> tuple[pydantic.BaseModel | None, list[RowError]]:
+    if isinstance(payload, bytes) and payload.count(b"[") + payload.count(b"{") > MAX_DEPTH:
+        # Possibly nested deeper than the limit (pydantic's own parser allows more).
+        try:
+            loads(payload)
+        except TooDeep as error:
+            return None, [RowError(line, "", f"the line is {error}")]
+        except ValueError:
+            pass  # not JSON: pydantic names the problem below
     try:
         if isinstance(payload, bytes):
             return schema.model.model_validate_json(payload), []
@@ -641,11 +769,28 @@ def enqueue_validation(dataset_id: int) -> None:
         logger.exception("dataset %s: could not queue its validation", dataset_id)
 
 
+def failure_reason(error: BaseException) -> str:
+    """The reason stored on a dataset whose validation failed unexpectedly."""
+    return f"the file could not be validated ({type(error).__name__}: {error})"[:1000]
+
+
+def mark_invalid(dataset_id: int, reason: str) -> None:
+    """End a dataset's validation as ``invalid`` with one file-level error."""
+    Dataset.objects.filter(pk=dataset_id).update(
+        status=Dataset.Status.INVALID,
+        error_count=1,
+        errors=[RowError(0, "file", reason).as_json()],
+        validated_at=timezone.now(),
+    )
+
+
 def validate_dataset(dataset: Dataset) -> Dataset:
     """Validate every row of a dataset's file and store the report.
 
     The dataset ends ``valid`` (every row fits) or ``invalid`` (with its capped
-    errors and their total). Built-in datasets are valid by construction.
+    errors and their total), whatever goes wrong on the way: a failure of the
+    validation itself is stored as the reason. Built-in datasets are valid by
+    construction.
     """
     if dataset.format == Dataset.Format.BUILTIN:
         dataset.status = Dataset.Status.VALID
@@ -663,6 +808,10 @@ def validate_dataset(dataset: Dataset) -> Dataset:
         logger.exception("dataset %s: cannot read its file", dataset.pk)
         report = ValidationReport()
         report.add(RowError(0, "file", f"the stored file cannot be read: {error}"))
+    except Exception as error:  # whatever it is, the dataset must not stay "validating"
+        logger.exception("dataset %s: validation failed", dataset.pk)
+        report = ValidationReport()
+        report.add(RowError(0, "file", failure_reason(error)))
     dataset.row_count = report.row_count
     dataset.error_count = report.error_count
     dataset.errors = [e.as_json() for e in report.errors]

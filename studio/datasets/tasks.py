@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 
 from studio.datasets import services
 from studio.datasets.models import Dataset
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(name="datasets.validate_dataset")
 def validate_dataset(dataset_id: int) -> str:
     """Validate every row of a dataset; returns its resulting status.
 
-    A dataset deleted before the worker gets to it is skipped.
+    A dataset deleted before the worker gets to it is skipped. Whatever fails,
+    the dataset ends ``invalid`` with the reason, never left ``validating``.
     """
     dataset = Dataset.objects.filter(pk=dataset_id).first()
     if dataset is None:
         return "missing"
-    return str(services.validate_dataset(dataset).status)
+    try:
+        return str(services.validate_dataset(dataset).status)
+    except Exception as error:
+        logger.exception("dataset %s: validation failed", dataset_id)
+        services.mark_invalid(dataset_id, services.failure_reason(error))
+        return str(Dataset.Status.INVALID)

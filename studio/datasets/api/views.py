@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.db.models import ProtectedError, QuerySet
@@ -10,10 +11,11 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from studio.common.parsers import JSONParser
 from studio.datasets import services
 from studio.datasets.api.filters import DatasetFilter
 from studio.datasets.api.serializers import (
@@ -30,6 +32,8 @@ from studio.datasets.api.upload import SizeLimitHandler, guard_upload, too_large
 from studio.datasets.models import Dataset
 
 PREVIEW_MAX_ROWS = 200
+
+logger = logging.getLogger(__name__)
 
 
 def _service_error(error: services.DatasetError) -> ValidationError:
@@ -167,6 +171,9 @@ class DatasetViewSet(
             rows = services.preview_rows(dataset, limit=int(raw))
         except (OSError, ValueError) as error:
             raise ValidationError({"file": [f"the dataset cannot be read: {error}"]}) from None
+        except Exception as error:  # a preview never answers 500: say what went wrong
+            logger.exception("dataset %s: preview failed", dataset.pk)
+            raise ValidationError({"file": [services.failure_reason(error)]}) from None
         return Response({"rows": rows})
 
     @extend_schema(operation_id="datasets_revalidate", request=None, responses=DatasetSerializer)
