@@ -1,13 +1,16 @@
 """The websocket of a run: its stored events after the client's last seq, then live ones.
 
-``ws/runs/<id>/?after=<seq>``. The consumer checks that the signed-in user owns
-the run before it joins the run's group (close code 4403 when nobody is signed
-in, 4404 when the run does not exist or belongs to someone else: another user's
-run is not revealed, as in the REST API). It then joins the group, replays the
-stored events with ``seq > after``, and streams live ones. Every event is sent
-once and in ``seq`` order: a live message already covered by the replay is
-dropped, and one that skips ahead (a message the layer lost) first brings the
-missing rows from the table.
+``ws/runs/<id>/?after=<seq>``. The client is signed in by its session cookie or
+an ``Authorization: Token`` handshake header (`studio.realtime.auth`); otherwise
+its first message must be ``{"type": "auth", "token": "<key>"}``, within
+`AUTH_TIMEOUT_S`, and nothing is sent before it. The consumer checks that the
+user owns the run before it joins the run's group (close code 4403 when nobody
+is signed in or the token is wrong, 4404 when the run does not exist or belongs
+to someone else: another user's run is not revealed, as in the REST API). It
+then joins the group, replays the stored events with ``seq > after``, and
+streams live ones. Every event is sent once and in ``seq`` order: a live message
+already covered by the replay is dropped, and one that skips ahead (a message
+the layer lost) first brings the missing rows from the table.
 
 Messages sent to the client::
 
@@ -17,17 +20,23 @@ Messages sent to the client::
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from studio.common.jsondepth import loads
+from studio.realtime.auth import user_for_token
 from studio.realtime.groups import run_group
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 REPLAY_PAGE = 500
+AUTH_TIMEOUT_S = 10.0
+"""How long a socket without a session may take to send its ``auth`` message."""
 
 
 def _owner_of(run_id: int) -> int | None:
@@ -52,6 +61,8 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
     run_id: int
     group: str | None = None
     last_seq: int = 0
+    awaiting_auth: bool = False
+    auth_timer: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         # Accept first so that the close code reaches the client (a refused
@@ -59,16 +70,51 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
         user = self.scope.get("user")
-        if user is None or not user.is_authenticated:
+        if user is not None and user.is_authenticated:
+            await self.start(user)
+            return
+        self.awaiting_auth = True
+        self.auth_timer = asyncio.ensure_future(self._auth_deadline())
+
+    async def _auth_deadline(self) -> None:
+        await asyncio.sleep(AUTH_TIMEOUT_S)
+        if self.awaiting_auth:
+            self.awaiting_auth = False
+            await self.close(code=CLOSE_FORBIDDEN)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # Any frame is read: a binary or malformed one is no auth message.
+        content = None
+        if text_data is not None:
+            with contextlib.suppress(ValueError):
+                content = loads(text_data)
+        await self.receive_json(content)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        """Only the first message of a socket without a session means anything."""
+        if not self.awaiting_auth:
+            return
+        self.awaiting_auth = False
+        if self.auth_timer is not None:
+            self.auth_timer.cancel()
+        user = None
+        if isinstance(content, dict) and content.get("type") == "auth":
+            user = await database_sync_to_async(user_for_token)(content.get("token"))
+        if user is None:
             await self.close(code=CLOSE_FORBIDDEN)
             return
+        self.scope["user"] = user
+        await self.start(user)
+
+    async def start(self, user: Any) -> None:
+        """Check ownership, join the run's group, replay, then stream."""
         owner_id = await database_sync_to_async(_owner_of)(self.run_id)
         if owner_id is None or owner_id != user.pk:
             await self.close(code=CLOSE_NOT_FOUND)
             return
         query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
         try:
-            self.last_seq = max(0, int(query.get("after", ["0"])[0]))
+            self.last_seq = min(max(0, int(query.get("after", ["0"])[0])), 2**63 - 1)
         except ValueError:
             self.last_seq = 0
         self.group = run_group(self.run_id)
@@ -78,6 +124,9 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "replayed", "last_seq": self.last_seq})
 
     async def disconnect(self, code: int) -> None:
+        self.awaiting_auth = False
+        if self.auth_timer is not None:
+            self.auth_timer.cancel()
         if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 

@@ -180,11 +180,12 @@ async def follow_run(
     """
     terminal = {"succeeded", "failed", "cancelled"}
     messages: list[dict[str, Any]] = []
-    url = f"ws://127.0.0.1:{port}/ws/runs/{run_id}/?after={after}&token={token}"
+    url = f"ws://127.0.0.1:{port}/ws/runs/{run_id}/?after={after}"
     async with (
         aiohttp.ClientSession() as session,
         session.ws_connect(url, origin=f"http://127.0.0.1:{port}") as ws,
     ):
+        await ws.send_json({"type": "auth", "token": token})  # never in the URL
         deadline = time.monotonic() + limit_s
         while time.monotonic() < deadline:
             message = await ws.receive(timeout=max(0.1, deadline - time.monotonic()))

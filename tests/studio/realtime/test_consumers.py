@@ -80,6 +80,8 @@ async def test_another_users_run_is_not_found_and_nobody_signed_in_is_forbidden(
         comm = communicator(run, who)
         connected, _ = await comm.connect()
         assert connected
+        if code == 4403:  # no session: the first message must sign in, and does not
+            await comm.send_json_to({"type": "auth", "token": "wrong"})
         closed = await comm.receive_output(timeout=5)
         assert closed == {"type": "websocket.close", "code": code}
         await comm.wait()
@@ -143,22 +145,88 @@ def test_an_event_message_carries_what_the_client_needs(user):
     assert message["type"] == "run.event" and message["run"] == run.pk
 
 
-async def test_a_token_in_the_query_string_signs_the_socket_in(user):
+async def _token(user: Any) -> str:
     from rest_framework.authtoken.models import Token
 
-    from studio.realtime.auth import QueryTokenAuthMiddleware
+    return (await database_sync_to_async(Token.objects.create)(user=user)).key
+
+
+async def test_a_token_in_the_first_message_signs_the_socket_in_before_anything_is_sent(user):
+    run = await make_run(user)
+    await store(run, 2)
+    key = await _token(user)
+    comm = communicator(run, AnonymousUser(), "?after=1")
+    await comm.connect()
+    assert await comm.receive_nothing(timeout=0.2)  # nothing replayed before the auth
+    await comm.send_json_to({"type": "auth", "token": key})
+    assert (await comm.receive_json_from(timeout=5))["seq"] == 2
+    assert await comm.receive_json_from(timeout=5) == {"type": "replayed", "last_seq": 2}
+    await comm.send_json_to({"type": "auth", "token": "ignored once signed in"})
+    assert await comm.receive_nothing(timeout=0.2)
+    await comm.disconnect()
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        {"type": "auth", "token": "wrong"},
+        {"type": "auth", "token": None},
+        {"type": "auth"},
+        {"type": "hello"},
+        ["auth"],
+        "not json {",
+        b"\x00binary",
+        "[" * 10_000,
+    ],
+)
+async def test_a_first_message_that_does_not_sign_in_closes_the_socket(user, first):
+    run = await make_run(user)
+    comm = communicator(run, AnonymousUser())
+    await comm.connect()
+    if isinstance(first, bytes):
+        await comm.send_to(bytes_data=first)
+    elif isinstance(first, str):
+        await comm.send_to(text_data=first)
+    else:
+        await comm.send_json_to(first)
+    assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": 4403}
+
+
+async def test_a_token_in_the_query_string_is_not_read(user, monkeypatch):
+    from studio.realtime import consumers
+    from studio.realtime.auth import TokenAuthMiddleware
+
+    monkeypatch.setattr(consumers, "AUTH_TIMEOUT_S", 0.2)
+    run = await make_run(user)
+    key = await _token(user)
+    app = TokenAuthMiddleware(URLRouter(websocket_urlpatterns))
+    comm = WebsocketCommunicator(app, f"/ws/runs/{run.pk}/?token={key}")
+    comm.scope["user"] = AnonymousUser()
+    await comm.connect()
+    # Signed in by nothing: after the auth deadline, closed as forbidden.
+    assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": 4403}
+
+
+async def test_an_authorization_header_signs_the_socket_in(user):
+    from studio.realtime.auth import TokenAuthMiddleware
 
     run = await make_run(user)
-    token = await database_sync_to_async(Token.objects.create)(user=user)
-    app = QueryTokenAuthMiddleware(URLRouter(websocket_urlpatterns))
-    for key, first in ((token.key, {"type": "replayed", "last_seq": 0}), ("wrong", None)):
-        comm = WebsocketCommunicator(app, f"/ws/runs/{run.pk}/?token={key}")
+    key = await _token(user)
+    app = TokenAuthMiddleware(URLRouter(websocket_urlpatterns))
+    for header, first in (
+        (f"Token {key}", {"type": "replayed", "last_seq": 0}),
+        ("Token no", None),
+    ):
+        comm = WebsocketCommunicator(
+            app, f"/ws/runs/{run.pk}/", headers=[(b"authorization", header.encode())]
+        )
         comm.scope["user"] = AnonymousUser()
         await comm.connect()
         if first is not None:
             assert await comm.receive_json_from(timeout=5) == first
             await comm.disconnect()
-        else:
+        else:  # a wrong header is no sign-in: the first message is then the way
+            await comm.send_json_to({"type": "auth", "token": "no"})
             assert await comm.receive_output(timeout=5) == {
                 "type": "websocket.close",
                 "code": 4403,

@@ -44,6 +44,7 @@ describe('followRun', () => {
       },
     );
     expect(sockets[0]!.url).toMatch(/\/ws\/runs\/7\/\?after=0$/);
+    expect(sockets[0]!.url).not.toMatch(/token/); // the session cookie signs in, never the URL
     sockets[0]!.onopen?.();
     sockets[0]!.send(event(1));
     sockets[0]!.send(event(2));

@@ -4,6 +4,10 @@
  * The server replays the stored events after `seq`, sends `{"type": "replayed"}`, then
  * streams live ones, each once and in order. On a dropped connection this reconnects
  * with the last seq seen, so nothing is missed or repeated.
+ *
+ * The browser is signed in by its session cookie, which the handshake carries: the URL
+ * holds no credentials (URLs end up in proxy and access logs). Scripts without a session
+ * send `{"type": "auth", "token": ...}` as their first message instead.
  */
 export type RunEventMessage = {
   type: 'event';
