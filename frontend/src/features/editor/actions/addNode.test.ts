@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { moduleName } from '../model/graph';
+import { nodeRect, type Rect } from '../model/placement';
 import { addNode } from './addNode';
 import { apply, makeState } from './testing';
 
@@ -51,5 +52,30 @@ describe('addNode', () => {
     // An Input never gets an inbound edge, even when added "after" something.
     state = apply(state, addNode, { kind: 'Input', after: gen.id });
     expect(state.edges).toHaveLength(1);
+  });
+
+  it('places each new module beside the last one, clear of the others', () => {
+    const apart = (a: Rect, b: Rect) =>
+      a.x >= b.x + b.width ||
+      b.x >= a.x + a.width ||
+      a.y >= b.y + b.height ||
+      b.y >= a.y + a.height;
+    let state = apply(makeState('qa'), addNode, { kind: 'Generator' });
+    const last = state.nodes.at(-2)!;
+    const added = state.nodes.at(-1)!;
+    expect(added.position.x).toBeGreaterThan(last.position.x);
+    for (let i = 0; i < 6; i += 1) {
+      const kind = i % 2 ? 'Generator' : 'ChainOfThought';
+      // Half of them follow the first module: siblings stack instead of covering each other.
+      const after = i % 3 === 0 ? state.nodes[0]!.id : undefined;
+      state = apply(state, addNode, { kind, after });
+    }
+    const rects = state.nodes.map(nodeRect);
+    rects.forEach((a, i) => rects.slice(i + 1).forEach((b) => expect(apart(a, b)).toBe(true)));
+  });
+
+  it('puts the first module of an empty canvas at the given origin', () => {
+    const state = apply(makeState(), addNode, { kind: 'Input', origin: { x: 30, y: 60 } });
+    expect(state.nodes[0]?.position).toEqual({ x: 30, y: 60 });
   });
 });

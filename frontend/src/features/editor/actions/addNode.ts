@@ -2,26 +2,29 @@ import type { XYPosition } from '@xyflow/react';
 import { createNode, STARTER_MODELS, uniqueName } from '../model/defaults';
 import { MODULE_CLASSES, type ModuleKind, type SavedDataModel } from '../model/document';
 import { makeEdge, moduleName } from '../model/graph';
+import { freePosition, nodeRect } from '../model/placement';
 import { checkConnection } from '../model/rules';
-import { change, defineAction, type EditorDocumentState } from './types';
-
-function childCount(state: EditorDocumentState, id: string): number {
-  return state.edges.filter((e) => e.source === id).length;
-}
+import { change, defineAction } from './types';
 
 export type AddNodeArgs = {
   kind: ModuleKind;
+  /** Exactly where to put it (a drop from the palette); otherwise a free spot is found. */
   position?: XYPosition;
+  /** Where the first module of an empty canvas goes (the middle of the view). */
+  origin?: XYPosition;
   dataModel?: SavedDataModel;
   /** A module to read from: the new one goes to its right and is wired to it when allowed. */
   after?: string;
 };
 
-/** Place a new module, selected, with a fresh name and a sensible data model. */
+/**
+ * Place a new module, selected, with a fresh name and a sensible data model: where it was
+ * dropped, or beside the module it follows (else the one added last), clear of the others.
+ */
 export const addNode = defineAction<AddNodeArgs>({
   name: 'addNode',
   label: 'Add module',
-  perform: (state, { kind, position, dataModel, after }) => {
+  perform: (state, { kind, position, origin, dataModel, after }) => {
     const name = uniqueName(MODULE_CLASSES[kind].baseName, state.nodes.map(moduleName));
     const preferred = kind === 'Input' ? 'Query' : 'Answer';
     const model =
@@ -30,10 +33,10 @@ export const addNode = defineAction<AddNodeArgs>({
       state.dataModels[0] ??
       (STARTER_MODELS.find((m) => m.name === preferred) as SavedDataModel);
     const parent = after ? state.nodes.find((n) => n.id === after) : undefined;
-    const rightmost = state.nodes.reduce((x, n) => Math.max(x, n.position.x), -320);
-    const place = parent
-      ? { x: parent.position.x + 320, y: parent.position.y + 24 * childCount(state, parent.id) }
-      : (position ?? { x: rightmost + 320, y: 80 });
+    const anchor = parent ?? state.nodes.at(-1);
+    const place =
+      position ??
+      freePosition(state.nodes.map(nodeRect), anchor ? nodeRect(anchor) : null, undefined, origin);
     const node = createNode(kind, name, model, place);
     node.selected = true;
     const nodes = [...state.nodes.map((n) => (n.selected ? { ...n, selected: false } : n)), node];

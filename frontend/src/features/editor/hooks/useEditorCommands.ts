@@ -8,6 +8,7 @@ import { applyLayout, computeLayout } from '../actions/layout';
 import { loadDocument, newProgram, splitProgramFile } from '../actions/loadDocument';
 import type { ModuleKind } from '../model/document';
 import { graphToDocument } from '../model/graph';
+import { nodeRect } from '../model/placement';
 import { programProblems } from '../model/rules';
 import { redo, undo, useEditorStore } from '../store/editorStore';
 
@@ -45,18 +46,30 @@ export function useEditorCommands() {
       add: (kind: ModuleKind) => {
         const { x, y, zoom } = flow.getViewport();
         const pane = document.querySelector('.react-flow')?.getBoundingClientRect();
-        // New modules land near the middle of what is on screen, slightly staggered.
-        const count = store.getState().nodes.length;
-        const position = pane
-          ? {
-              x: (pane.width / 2 - x) / zoom - 120 + (count % 4) * 24,
-              y: (pane.height / 2 - y) / zoom - 70 + (count % 4) * 24,
-            }
+        // The first module lands in the middle of the view; later ones beside the last one.
+        const origin = pane
+          ? { x: (pane.width / 2 - x) / zoom - 120, y: (pane.height / 2 - y) / zoom - 70 }
           : undefined;
         // With one module selected, the new one follows it (placed to its right, wired to it).
         const selected = store.getState().nodes.filter((n) => n.selected);
         const after = selected.length === 1 ? selected[0]?.id : undefined;
-        store.getState().run(addNode, { kind, position, after });
+        if (!store.getState().run(addNode, { kind, origin, after }) || !pane) return;
+        // Bring the new module into view when it landed off screen.
+        const added = store.getState().nodes.at(-1);
+        if (!added) return;
+        const rect = nodeRect(added);
+        const left = rect.x * zoom + x;
+        const top = rect.y * zoom + y;
+        if (
+          left < 0 ||
+          top < 0 ||
+          left + rect.width * zoom > pane.width ||
+          top + rect.height * zoom > pane.height
+        )
+          void flow.setCenter(rect.x + rect.width / 2, rect.y + rect.height / 2, {
+            zoom,
+            duration: 200,
+          });
       },
       newProgram: () => {
         if (store.getState().run(newProgram, undefined)) fitSoon();
