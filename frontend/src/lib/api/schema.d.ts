@@ -550,8 +550,8 @@ export interface components {
             readonly logs: unknown;
             /** Format: date-time */
             readonly created_at: string;
-            /** @description Program.to_json() after this epoch */
-            readonly document: unknown;
+            /** @description Program.to_json() after this epoch (with ?document=true) */
+            document?: unknown;
         };
         Compare: {
             runs: {
@@ -694,9 +694,6 @@ export interface components {
             instructions_changed: string[];
             examples_changed: string[];
         };
-        DocumentErrors: {
-            errors: components["schemas"]["FieldError"][];
-        };
         DocumentRequest: {
             /** @description optimizer_core.Program.to_json() */
             document: unknown;
@@ -708,8 +705,13 @@ export interface components {
             errors: components["schemas"]["RowError"][];
         };
         FieldError: {
+            /** @description dotted path of the field at fault; empty: the whole */
             path: string;
             message: string;
+        };
+        /** @description The body of a 400 that lists problems, each with the path of its field. */
+        FieldErrors: {
+            errors: components["schemas"]["FieldError"][];
         };
         ForkRequest: {
             epoch: number;
@@ -1086,11 +1088,8 @@ export interface components {
             readonly id: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
             readonly username: string;
-            /**
-             * Email address
-             * Format: email
-             */
-            readonly email: string;
+            /** Format: email */
+            readonly email: string | null;
             readonly first_name: string;
             readonly last_name: string;
         };
@@ -1163,6 +1162,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description too many attempts; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     auth_logout: {
@@ -1227,6 +1233,13 @@ export interface operations {
             };
             /** @description wrong credentials */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description too many attempts; retry after `Retry-After` seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1564,13 +1577,13 @@ export interface operations {
                     "application/json": components["schemas"]["Program"];
                 };
             };
-            /** @description the document does not load */
+            /** @description the request or its document is not valid */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DocumentErrors"];
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
         };
@@ -1725,13 +1738,13 @@ export interface operations {
                     "application/json": components["schemas"]["TryResult"];
                 };
             };
-            /** @description the document does not load */
+            /** @description the request or its document is not valid */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DocumentErrors"];
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
         };
@@ -1787,13 +1800,13 @@ export interface operations {
                     "application/json": components["schemas"]["ProgramVersion"];
                 };
             };
-            /** @description the document does not load */
+            /** @description the request or its document is not valid */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DocumentErrors"];
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
         };
@@ -1868,13 +1881,13 @@ export interface operations {
                     "application/json": components["schemas"]["Program"];
                 };
             };
-            /** @description the document does not load */
+            /** @description the request or its document is not valid */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DocumentErrors"];
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
         };
@@ -1902,13 +1915,13 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationResult"];
                 };
             };
-            /** @description the document does not load */
+            /** @description the request or its document is not valid */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DocumentErrors"];
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
         };
