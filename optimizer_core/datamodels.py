@@ -71,6 +71,73 @@ _JSON_TYPES: dict[str, Any] = {
 }
 
 
+def _all_subclasses(cls: type[DataModel]) -> list[type[DataModel]]:
+    found: list[type[DataModel]] = []
+    stack = list(cls.__subclasses__())
+    while stack:
+        sub = stack.pop()
+        found.append(sub)
+        stack.extend(sub.__subclasses__())
+    return found
+
+
+def known_data_model(path: str, schema: JsonDict) -> type[DataModel] | None:
+    """The DataModel class saved as `path` (``module.qualname``), if this process has it.
+
+    Only a registered class or a DataModel subclass already defined here (a
+    dictionary lookup and a walk of `DataModel`'s subclasses) is considered, and
+    only when its schema is `schema`: nothing is imported for a saved path.
+    """
+    from optimizer_core.saving.object_registry import lookup_registered
+
+    if "<" in path:
+        return None  # a class defined in a function has no stable name
+    registered = lookup_registered(path)
+    candidates = [registered] if registered is not None else []
+    candidates += [
+        c for c in _all_subclasses(DataModel) if f"{c.__module__}.{c.__qualname__}" == path
+    ]
+    for candidate in candidates:
+        if (
+            isinstance(candidate, type)
+            and issubclass(candidate, DataModel)
+            and f"{candidate.__module__}.{candidate.__qualname__}" == path
+            and candidate.model_json_schema() == schema
+        ):
+            return candidate
+    return None
+
+
+#: Schema keys that, in one format or another, name code to import or call (class hints).
+#: A DataModel schema is data: it may not carry any of them.
+_CODE_HINT_KEYS = frozenset(
+    {
+        "class",
+        "class_name",
+        "registered_name",
+        "module",
+        "$class",
+        "_target_",
+        "x-class",
+        "x-python-class",
+        "x-python-type",
+        "python_class",
+        "python_type",
+        "py_class",
+        "py_type",
+    }
+)
+
+
+def _code_hint(key: str) -> bool:
+    lowered = key.lower()
+    return (
+        lowered in _CODE_HINT_KEYS
+        or lowered.startswith(("__", "py/", "!!python"))
+        or "python/" in lowered
+    )
+
+
 def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type[DataModel]:
     """Build a DataModel class from a JSON schema (the inverse of `get_schema`).
 
@@ -79,20 +146,40 @@ def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type
     arrays (with ``items``), nested objects, ``$ref`` into ``$defs``, ``enum``,
     ``anyOf`` (unions, optional fields), ``description``, ``default`` and ``required``.
 
+    The schema is data, never code: a key that hints at a class to import
+    (``class``, ``__class__``, ``py/object``, ``x-python-class``...) and a field
+    name starting with ``_`` are refused.
+
     Raises:
-        ValueError: when the schema is not an object schema, naming the offending path.
+        ValueError: when the schema is not an object schema or carries a class
+            hint, naming the offending path.
     """
-    defs: JsonDict = dict(schema.get("$defs", {}))
+    if not isinstance(schema, dict):
+        raise ValueError("schema must be a JSON object")
+    raw_defs = schema.get("$defs", {})
+    if not isinstance(raw_defs, dict):
+        raise ValueError("$.$defs: expected an object")
+    defs: JsonDict = dict(raw_defs)
     built: dict[str, type[DataModel]] = {}
+    building: set[str] = set()
+
+    def check_keys(node: JsonDict, path: str) -> None:
+        for key in node:
+            if not isinstance(key, str) or _code_hint(key):
+                raise ValueError(f"{path}: key {key!r} is a class hint; a schema may not name code")
 
     def resolve(node: JsonDict, path: str) -> Any:
         import typing
 
+        check_keys(node, path)
         if "$ref" in node:
             ref = str(node["$ref"]).rsplit("/", 1)[-1]
-            if ref not in defs:
+            if ref not in defs or not isinstance(defs[ref], dict):
                 raise ValueError(f"{path}: unknown $ref {node['$ref']!r}")
             if ref not in built:
+                if ref in building:
+                    raise ValueError(f"{path}: recursive $ref {node['$ref']!r} is not supported")
+                building.add(ref)
                 built[ref] = build_object(defs[ref], ref, f"{path}->{ref}")
             return built[ref]
         if "enum" in node:
@@ -134,11 +221,20 @@ def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type
         raise ValueError(f"{path}: unsupported JSON type {kind!r}")
 
     def build_object(node: JsonDict, title: str, path: str) -> type[DataModel]:
+        check_keys(node, path)
         if node.get("type", "object") != "object" or not isinstance(node.get("properties"), dict):
             raise ValueError(f"{path}: expected an object schema with 'properties'")
-        required = set(node.get("required", []))
+        required_list = node.get("required", [])
+        if not isinstance(required_list, list):
+            raise ValueError(f"{path}.required: expected a list of field names")
+        required = {key for key in required_list if isinstance(key, str)}
         fields: dict[str, Any] = {}
         for key, prop in node["properties"].items():
+            if not isinstance(key, str) or not key or key.startswith("_") or key == "model_config":
+                # create_model reads ``__base__``, ``__module__``, ``__validators__``... and
+                # pydantic reads ``model_config`` from the class body: a field name may
+                # never reach them.
+                raise ValueError(f"{path}: field name {key!r} is reserved")
             if not isinstance(prop, dict):
                 raise ValueError(f"{path}.{key}: property schema must be an object")
             annotation = resolve(prop, f"{path}.{key}")
@@ -149,13 +245,15 @@ def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type
                 annotation,
                 pydantic.Field(default=default, description=prop.get("description")),
             )
+        description = node.get("description")
         model: type[DataModel] = pydantic.create_model(
-            _identifier(title), __base__=DataModel, __doc__=node.get("description"), **fields
+            _identifier(title),
+            __base__=DataModel,
+            __doc__=description if isinstance(description, str) else None,
+            **fields,
         )
         return model
 
-    if not isinstance(schema, dict):
-        raise ValueError("schema must be a JSON object")
     return build_object(schema, name or str(schema.get("title") or "DataModel"), "$")
 
 

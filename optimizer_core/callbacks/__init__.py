@@ -15,7 +15,12 @@ from optimizer_core.callbacks.callback_list import CallbackList
 from optimizer_core.callbacks.history import History
 from optimizer_core.callbacks.program_checkpoint import ProgramCheckpoint
 from optimizer_core.callbacks.progress_bar import ProgressBar
-from optimizer_core.saving.object_registry import deserialize_object, serialize_object
+from optimizer_core.saving.object_registry import (
+    Slot,
+    deserialize_object,
+    register_library_objects,
+    serialize_object,
+)
 
 __all__ = [
     "Callback",
@@ -31,6 +36,8 @@ __all__ = [
 _BUILT_INS: dict[str, type[Callback]] = {
     cls.__name__: cls for cls in (History, ProgramCheckpoint, ProgressBar)
 }
+register_library_objects(*_BUILT_INS.values())
+_SLOT = Slot("callback", (Callback,))
 
 
 def _snake_case(name: str) -> str:
@@ -49,7 +56,7 @@ def serialize(callback: Callback) -> dict[str, Any]:
 
 def deserialize(config: dict[str, Any]) -> Callback:
     """Rebuild a callback from what `serialize` wrote."""
-    callback = deserialize_object(config, module_objects=dict(_BUILT_INS))
+    callback = deserialize_object(config, module_objects=dict(_BUILT_INS), slot=_SLOT)
     if not isinstance(callback, Callback):
         raise TypeError(f"`config` does not describe a Callback: {config!r}")
     return callback

@@ -1,7 +1,8 @@
 """How DataModels are written into saved programs.
 
 A DataModel is saved as its JSON schema plus the import path of its class. On
-load, the class is used when it imports and still has the same schema;
+load, the class is used when it is registered or already defined in this
+process (nothing is imported in safe mode) and still has the same schema;
 otherwise an equivalent DataModel is rebuilt from the schema, so a program
 saved in a notebook loads in a worker that has never seen the class.
 """
@@ -10,9 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from optimizer_core.datamodels import DataModel, JsonDict, data_model_from_schema
+from optimizer_core.datamodels import (
+    DataModel,
+    JsonDict,
+    data_model_from_schema,
+    known_data_model,
+)
 from optimizer_core.exceptions import SerializationError
-from optimizer_core.saving.object_registry import resolve_import_path
+from optimizer_core.saving.object_registry import in_safe_mode, resolve_import_path
 
 
 def serialize_data_model(data_model: type[DataModel]) -> JsonDict:
@@ -29,9 +35,15 @@ def deserialize_data_model(config: Any) -> type[DataModel]:
     if not isinstance(config, dict) or "schema" not in config:
         raise SerializationError(f"not a saved DataModel: {config!r}")
     schema = config["schema"]
-    cls = resolve_import_path(str(config.get("class") or ""), allow_imported=True)
-    if isinstance(cls, type) and issubclass(cls, DataModel) and cls.model_json_schema() == schema:
-        return cls
+    hint = config.get("class")
+    if isinstance(hint, str) and hint:
+        cls = known_data_model(hint, schema) if in_safe_mode() else resolve_import_path(hint)
+        if (
+            isinstance(cls, type)
+            and issubclass(cls, DataModel)
+            and cls.model_json_schema() == schema
+        ):
+            return cls
     try:
         return data_model_from_schema(schema, name=config.get("name"))
     except ValueError as error:

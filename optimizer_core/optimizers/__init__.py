@@ -7,11 +7,18 @@ from typing import Any
 from optimizer_core.optimizers.omega import OMEGA
 from optimizer_core.optimizers.optimizer import Optimizer
 from optimizer_core.optimizers.random_few_shot import RandomFewShot
-from optimizer_core.saving.object_registry import deserialize_object, serialize_object
+from optimizer_core.saving.object_registry import (
+    Slot,
+    deserialize_object,
+    register_library_objects,
+    serialize_object,
+)
 
 __all__ = ["OMEGA", "Optimizer", "RandomFewShot", "deserialize", "get", "serialize"]
 
 ALL_OBJECTS: dict[str, Any] = {"OMEGA": OMEGA, "RandomFewShot": RandomFewShot}
+register_library_objects(*ALL_OBJECTS.values())
+_SLOT = Slot("optimizer", (Optimizer,))
 _ALIASES = {
     "random_few_shot": "RandomFewShot",
     "randomfewshot": "RandomFewShot",
@@ -24,7 +31,7 @@ def serialize(optimizer: Optimizer) -> dict[str, Any]:
 
 
 def deserialize(config: dict[str, Any]) -> Optimizer:
-    optimizer: Optimizer = deserialize_object(config, module_objects=ALL_OBJECTS)
+    optimizer: Optimizer = deserialize_object(config, module_objects=ALL_OBJECTS, slot=_SLOT)
     return optimizer
 
 

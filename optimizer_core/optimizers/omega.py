@@ -623,14 +623,16 @@ class OMEGA(RandomFewShot):
     @classmethod
     def from_config(cls, config: JsonDict) -> OMEGA:
         from optimizer_core import language_models
-        from optimizer_core.saving.object_registry import deserialize_object
+        from optimizer_core.saving.object_registry import FUNCTION, deserialize_object
 
         config = dict(config)
         for key in ("language_model", "embedding_model"):
             if isinstance(config.get(key), dict):
                 config[key] = language_models.deserialize(config[key])
         if isinstance(config.get("distance_function"), dict):
-            config["distance_function"] = deserialize_object(config["distance_function"])
+            config["distance_function"] = deserialize_object(
+                config["distance_function"], slot=FUNCTION
+            )
         return cls(**config)
 
 

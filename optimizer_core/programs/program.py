@@ -14,7 +14,12 @@ from optimizer_core.exceptions import DataError, GraphDisconnectedError, Seriali
 from optimizer_core.modules.input import InputLayer
 from optimizer_core.modules.module import Module, SymbolicDataModel, unique_name
 from optimizer_core.programs.trainer import Trainer
-from optimizer_core.saving.object_registry import safe_mode_scope
+from optimizer_core.saving.document_check import check_names, locate
+from optimizer_core.saving.object_registry import (
+    RefusedObjectError,
+    register_library_objects,
+    safe_mode_scope,
+)
 from optimizer_core.variables import Variable
 
 FORMAT_VERSION = 1
@@ -303,15 +308,28 @@ class Program(Trainer):
 
         Args:
             document: what `to_json` returned.
-            safe_mode: resolve saved names only to registered objects, optimizer_core's
-                own, or modules already imported (see `saving.safe_mode_scope`); turn it
-                off only for files you trust.
+            safe_mode: resolve saved names only by an exact lookup among registered
+                objects (optimizer_core's own classes and `register_synalinks_serializable`),
+                each only where its kind is expected; nothing is built when a name is
+                refused (see `saving.safe_mode_scope`). Turn it off only for files you trust.
+
+        Raises:
+            RefusedObjectError: (safe mode) the document names an unregistered object
+                or one of the wrong kind; its ``path`` and ``name`` locate it.
         """
         _check_document(document, "optimizer_core.program")
         with safe_mode_scope(safe_mode):
-            program = cls.from_config(document["program"])
-            if document.get("compile_config"):
-                program.compile_from_config(document["compile_config"])
+            if safe_mode:
+                check_names(document.get("program"), "program")
+                check_names(document.get("compile_config"), "compile_config")
+            try:
+                program = cls.from_config(document["program"])
+                if document.get("compile_config"):
+                    program.compile_from_config(document["compile_config"])
+            except RefusedObjectError as error:
+                if error.path:
+                    raise
+                raise error.at(locate(document, error.config) or "") from None
         program.set_variables_json(document.get("variables") or {})
         state = document.get("optimizer_state")
         if state and program.optimizer is not None:
@@ -488,6 +506,9 @@ class Program(Trainer):
 
     def __repr__(self) -> str:
         return f"<Program {self.name}: {len(self.modules)} modules>"
+
+
+register_library_objects(Program)
 
 
 def _as_symbol_list(value: Any, argument: str) -> list[SymbolicDataModel]:

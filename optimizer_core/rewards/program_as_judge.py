@@ -136,5 +136,10 @@ class ProgramAsJudge(Reward):
         config = dict(config)
         program = config.pop("program", None)
         if isinstance(program, dict):
-            program = deserialize_object(program)
+            from optimizer_core.modules.module import Module
+            from optimizer_core.programs.program import Program
+            from optimizer_core.saving.object_registry import Slot
+
+            judge = Slot("judge program", (Program, Module), user_classes=True)
+            program = deserialize_object(program, slot=judge)
         return cls(program=program, **config)

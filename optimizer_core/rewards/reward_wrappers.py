@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from optimizer_core.rewards.reward import MaskedScorer, Reward, snake_case
-from optimizer_core.saving.object_registry import deserialize_object, serialize_object
+from optimizer_core.saving.object_registry import FUNCTION, deserialize_object, serialize_object
 
 __all__ = ["FunctionScorer", "MeanRewardWrapper", "RewardFunctionWrapper", "function_name"]
 
@@ -71,7 +71,7 @@ class FunctionScorer(MaskedScorer):
         config = dict(config)
         fn = config.pop("fn")
         if isinstance(fn, dict):
-            fn = deserialize_object(fn)
+            fn = deserialize_object(fn, slot=FUNCTION)
         return cls(fn, **config)
 
 

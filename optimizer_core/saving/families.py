@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar, cast
 
 from optimizer_core.saving.object_registry import (
+    Slot,
     deserialize_object,
     get_registered_object,
+    register_library_objects,
     serialize_object,
 )
 
@@ -36,7 +38,8 @@ class Family(Generic[T]):
     Args:
         kind: the family's singular name, for error messages (``"reward"``).
         base: the family's base class.
-        built_ins: the built-in classes (found by class name and snake_case name).
+        built_ins: the built-in classes (found by class name and snake_case name;
+            registered under ``module.qualname`` for saved documents).
         wrap: turns a plain function into a member (``MeanRewardWrapper``).
         aliases: extra names for built-ins (the reference library's names).
     """
@@ -54,6 +57,9 @@ class Family(Generic[T]):
         self.base = base
         self.wrap = wrap
         classes = list(built_ins)
+        register_library_objects(*classes)
+        #: What a document may put where this family is expected: members or functions.
+        self.slot = Slot(kind, (base,), functions=True)
         self.objects: dict[str, type[T]] = {
             **{cls.__name__: cls for cls in classes},
             **{snake_case(cls.__name__): cls for cls in classes},
@@ -64,7 +70,8 @@ class Family(Generic[T]):
         return serialize_object(obj)
 
     def deserialize(self, config: dict[str, Any]) -> T:
-        return self.coerce(deserialize_object(config, module_objects=dict(self.objects)), config)
+        found = deserialize_object(config, module_objects=dict(self.objects), slot=self.slot)
+        return self.coerce(found, config)
 
     def get(self, identifier: Any) -> T:
         if isinstance(identifier, self.base):

@@ -1,25 +1,111 @@
 """The registry behind `register_synalinks_serializable` and config round-trips.
 
 Every configurable object (rewards, metrics, optimizers, language models,
-modules) serialises to ``{"module": ..., "class_name": ..., "config": ...}``
-and comes back through `deserialize_object`. User functions and classes are
-found by their registered name ``"Package>name"``.
+modules) serialises to ``{"module": ..., "class_name": ..., "registered_name":
+..., "config": ...}`` and comes back through `deserialize_object`; a function
+serialises to ``{"class_name": "function", "config": <registered name>}``.
+
+A saved name is looked up in two tables, by exact match, never imported:
+
+- the library's own classes, under ``module.qualname``
+  (``"optimizer_core.modules.generator.Generator"``); each family registers its
+  table with `register_library_objects`;
+- what users registered with `register_synalinks_serializable`, under
+  ``"Package>name"``.
+
+That lookup is safe mode, the default (after Keras's ``safe_mode``, but a file
+cannot name anything unregistered at all). Each place in a document also
+accepts only its kind of object (a `Slot`): a module slot only `Module`
+subclasses, a reward slot only rewards or registered functions, and so on.
+`safe_mode_scope(False)` restores import-path resolution for files you trust.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import sys
-from collections.abc import Callable, Iterator
+import inspect
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from optimizer_core.exceptions import SerializationError
 
 T = TypeVar("T")
 
+#: Library classes and functions by ``module.qualname``.
+_LIBRARY_OBJECTS: dict[str, Any] = {}
+#: User objects by ``"Package>name"``.
 _CUSTOM_OBJECTS: dict[str, Any] = {}
+_LIBRARY_LOADED = False
+
+
+class RefusedObjectError(SerializationError):
+    """A document names an object that safe mode refuses.
+
+    The name is not registered, or it is registered but is not the kind of
+    object its place in the document takes.
+
+    Attributes:
+        name: the refused name, as the document spells it.
+        path: where it is in the document (``"program.modules[1].module"``), when known.
+        config: the serialised dict that named it (to locate it in a document).
+    """
+
+    def __init__(self, message: str, *, name: str, path: str = "", config: Any = None) -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.name = name
+        self.path = path
+        self.reason = message
+        self.config = config
+
+    def at(self, path: str) -> RefusedObjectError:
+        """The same refusal, located at `path`."""
+        return RefusedObjectError(self.reason, name=self.name, path=path, config=self.config)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """The kind of object one place in a document accepts.
+
+    Args:
+        kind: what the place holds, for messages (``"reward"``).
+        bases: classes accepted (their subclasses too); empty for none.
+        functions: whether a registered function (or other non-class callable) is accepted.
+        user_classes: whether any class a user registered with
+            `register_synalinks_serializable` is accepted (a judge program may be
+            any async callable the user wrote).
+    """
+
+    kind: str
+    bases: tuple[type[Any], ...] = ()
+    functions: bool = False
+    user_classes: bool = False
+
+    def accepts_class(self, cls: type[Any]) -> bool:
+        if self.bases and issubclass(cls, self.bases):
+            return True
+        return self.user_classes and _is_user_class(cls)
+
+
+#: A function slot (a reward's ``fn``, OMEGA's ``distance_function``).
+FUNCTION = Slot("function", functions=True, user_classes=True)
+#: What `deserialize_object` accepts when the caller names no slot and no family table.
+ANY_REGISTERED = Slot("registered object", (object,), functions=True)
+
+
+def _short(name: str) -> str:
+    text = repr(name)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _qualified_name(obj: Any) -> str | None:
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str):
+        return None
+    return f"{module}.{qualname}"
 
 
 def register_synalinks_serializable(
@@ -49,6 +135,34 @@ def register_synalinks_serializable(
     return decorator
 
 
+def register_library_objects(*objects: Any) -> None:
+    """Register optimizer_core's own classes (or functions) under their ``module.qualname``.
+
+    That is the name `serialize_object` writes for them, so a stored document
+    finds them by an exact lookup. For the library only: users register with
+    `register_synalinks_serializable`.
+
+    Raises:
+        ValueError: an object that is not defined in optimizer_core, or has no stable name.
+    """
+    for obj in objects:
+        name = _qualified_name(obj)
+        if name is None or not name.startswith("optimizer_core.") or "<" in name:
+            raise ValueError(f"only optimizer_core's own named objects register here, got {obj!r}")
+        _LIBRARY_OBJECTS[name] = obj
+
+
+def _ensure_library_registered() -> None:
+    """Import the library once, so every family has registered its table."""
+    global _LIBRARY_LOADED
+    if _LIBRARY_LOADED:
+        return
+    _LIBRARY_LOADED = True
+    from optimizer_core.saving import library
+
+    library.register_library()
+
+
 def get_registered_name(obj: Any) -> str:
     """The name an object is saved under: its registered name, else module.qualname."""
     registered = getattr(obj, "_registered_name", None)
@@ -60,21 +174,21 @@ def get_registered_name(obj: Any) -> str:
     return f"{obj.__module__}.{obj.__qualname__}"
 
 
-_SAFE_MODE: ContextVar[bool] = ContextVar("optimizer_core_safe_mode", default=False)
+_SAFE_MODE: ContextVar[bool] = ContextVar("optimizer_core_safe_mode", default=True)
 
 
 @contextlib.contextmanager
 def safe_mode_scope(enabled: bool = True) -> Iterator[None]:
-    """Within the scope, saved names may only resolve to trusted objects.
+    """Within the scope, saved names resolve only to registered objects (or not, if disabled).
 
-    A saved program names the classes and functions to rebuild; resolving an
-    arbitrary ``module.attr`` would let a file run any code on load (think
-    ``subprocess.Popen``). In safe mode a class or function that will be called
-    resolves only to a registered object (`register_synalinks_serializable`) or
-    something in ``optimizer_core``; a DataModel class may also come from a module
-    that is already imported (it is only used if its schema matches the file's).
-    Nothing is imported on behalf of a file. `Program.load` and
-    `Program.from_json` turn it on by default.
+    Safe mode is the default. A saved program names the classes and functions
+    to rebuild; resolving an arbitrary ``module.attr`` would let a file run any
+    code on load (think ``os.system`` or ``subprocess.Popen``). In safe mode a
+    name is found only by an exact lookup among the library's registered
+    classes and what `register_synalinks_serializable` registered; nothing is
+    imported and no attribute is walked on behalf of a file. ``enabled=False``
+    resolves unregistered ``module.qualname`` paths by importing them: only for
+    files you trust.
     """
     token = _SAFE_MODE.set(enabled)
     try:
@@ -87,30 +201,37 @@ def in_safe_mode() -> bool:
     return _SAFE_MODE.get()
 
 
-def resolve_import_path(path: str, *, allow_imported: bool = False) -> Any:
-    """``package.module.Qual.name`` to the object, honouring safe mode; None if not found.
+def lookup_registered(name: str) -> Any:
+    """The object registered under exactly `name`, or None. Never imports anything."""
+    if not isinstance(name, str):
+        return None
+    _ensure_library_registered()
+    if name in _CUSTOM_OBJECTS:
+        return _CUSTOM_OBJECTS[name]
+    found = _LIBRARY_OBJECTS.get(name)
+    if found is not None and _qualified_name(found) != name:
+        return None  # an object must be found under its own name
+    return found
 
-    Args:
-        path: the dotted import path.
-        allow_imported: in safe mode, also accept modules already in ``sys.modules``
-            (never for something that will be called with the file's arguments).
+
+def resolve_import_path(path: str) -> Any:
+    """``package.module.Qual.name`` to the object by importing it; None if not found.
+
+    Only outside safe mode (trusted files): this runs the imports a path names.
     """
-    module_name = path.rpartition(".")[0]
-    if not module_name or "<" in path:
+    if in_safe_mode():
+        raise RefusedObjectError(
+            f"refusing to import {_short(path)} in safe mode", name=path, config=None
+        )
+    if not path.rpartition(".")[0] or "<" in path:
         return None
     # Walk back while the left part is not a module (nested classes: module.Outer.Inner).
     parts = path.split(".")
     for split in range(len(parts) - 1, 0, -1):
         module_name, attrs = ".".join(parts[:split]), parts[split:]
-        trusted = module_name == "optimizer_core" or module_name.startswith("optimizer_core.")
-        if in_safe_mode() and not trusted:
-            module = sys.modules.get(module_name) if allow_imported else None
-        else:
-            try:
-                module = importlib.import_module(module_name)
-            except ImportError:
-                module = None
-        if module is None:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
             continue
         target: Any = module
         try:
@@ -122,21 +243,31 @@ def resolve_import_path(path: str, *, allow_imported: bool = False) -> Any:
     return None
 
 
-def get_registered_object(name: str) -> Any:
-    """Find a registered object, or resolve ``module.qualname``; raise when neither works."""
-    if name in _CUSTOM_OBJECTS:
-        return _CUSTOM_OBJECTS[name]
-    found = resolve_import_path(name)
+def _refusal(name: str) -> str:
+    return (
+        f"refusing {_short(name)}: safe mode loads only registered objects "
+        "(optimizer_core's own classes and what register_synalinks_serializable() "
+        "registered); register it, or load with safe_mode=False if you trust the file"
+    )
+
+
+def get_registered_object(name: str, *, config: Any = None) -> Any:
+    """The object registered under `name`; outside safe mode, also an importable path.
+
+    Raises:
+        RefusedObjectError: in safe mode, `name` is not registered.
+        SerializationError: outside safe mode, `name` names nothing.
+    """
+    found = lookup_registered(name)
     if found is not None:
         return found
-    if in_safe_mode() and "." in name:
-        raise SerializationError(
-            f"refusing to import {name!r} while loading in safe mode: register it with "
-            "@optimizer_core.saving.register_synalinks_serializable() (or import its module "
-            "first), or load with safe_mode=False if you trust the file"
-        )
+    if in_safe_mode():
+        raise RefusedObjectError(_refusal(str(name)), name=str(name), config=config)
+    found = resolve_import_path(str(name))
+    if found is not None:
+        return found
     raise SerializationError(
-        f"unknown object {name!r}: decorate it with "
+        f"unknown object {_short(str(name))}: decorate it with "
         "@optimizer_core.saving.register_synalinks_serializable() before loading"
     )
 
@@ -166,28 +297,111 @@ def serialize_object(obj: Any) -> dict[str, Any]:
     }
 
 
-def deserialize_object(config: dict[str, Any], module_objects: dict[str, Any] | None = None) -> Any:
-    """Rebuild what `serialize_object` wrote.
+def slot_of(objects: Iterable[Any], kind: str) -> Slot:
+    """A slot that takes subclasses of a family table's classes (no functions)."""
+    classes = list(dict.fromkeys(obj for obj in objects if inspect.isclass(obj)))
+    # Subclasses of another class of the table add nothing (FakeLanguageModel, LanguageModel).
+    bases = tuple(c for c in classes if not any(c is not o and issubclass(c, o) for o in classes))
+    return Slot(kind, bases)
+
+
+def _is_user_class(cls: type[Any]) -> bool:
+    """Whether `cls` was registered by a user (not one of the library's own classes)."""
+    return not (_qualified_name(cls) or "").startswith("optimizer_core.") and any(
+        value is cls for value in _CUSTOM_OBJECTS.values()
+    )
+
+
+def _is_function(obj: Any) -> bool:
+    return callable(obj) and not inspect.isclass(obj)
+
+
+def deserialize_object(
+    config: dict[str, Any],
+    module_objects: dict[str, Any] | None = None,
+    *,
+    slot: Slot | None = None,
+) -> Any:
+    """Rebuild what `serialize_object` wrote, if its place (`slot`) accepts it.
+
+    The class is found by ``registered_name`` in the registry, else by
+    ``class_name`` in `module_objects`, else by ``module.class_name`` in the
+    registry (each an exact dictionary lookup); it is checked against the slot
+    before anything is constructed.
 
     Args:
         config: the serialised dict.
-        module_objects: classes to look up by ``class_name`` first (a family's built-ins).
+        module_objects: a family's built-in classes, looked up by ``class_name``.
+        slot: what this place accepts; default: subclasses of the `module_objects`
+            classes, or any registered object when there is no table.
+
+    Raises:
+        RefusedObjectError: an unregistered name, or an object of the wrong kind.
+        SerializationError: a malformed config.
     """
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise SerializationError(f"not a serialised object: {config!r}")
-    if config["class_name"] == "function":
-        return get_registered_object(str(config["config"]))
-    class_name = str(config["class_name"])
-    cls: Any = None
-    if module_objects and class_name in module_objects:
-        cls = module_objects[class_name]
-    elif config.get("registered_name"):
-        cls = get_registered_object(str(config["registered_name"]))
-    elif config.get("module"):
-        cls = get_registered_object(f"{config['module']}.{class_name}")
+    if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
+        raise SerializationError(f"not a serialised object: {str(config)[:300]}")
+    if slot is None:
+        slot = slot_of(module_objects.values(), "object") if module_objects else ANY_REGISTERED
+    class_name = config["class_name"]
+    if class_name == "function":
+        name = config.get("config")
+        if not isinstance(name, str):
+            raise SerializationError(f"a serialised function names it in `config`, got {name!r}")
+        fn = get_registered_object(name, config=config)
+        if not _is_function(fn):
+            raise RefusedObjectError(
+                f"{_short(name)} is registered but is not a function", name=name, config=config
+            )
+        if not slot.functions:
+            raise RefusedObjectError(
+                f"{_short(name)} is a function: this place takes a {_describe(slot)}",
+                name=name,
+                config=config,
+            )
+        return fn
+    registered = config.get("registered_name")
+    module = config.get("module")
+    name, cls = class_name, None
+    if registered not in (None, ""):
+        name = str(registered)
+        cls = lookup_registered(name)
+    if cls is None and module_objects and class_name in module_objects:
+        # The family's own table, by class name (the library's built-ins).
+        name, cls = class_name, module_objects[class_name]
+    if cls is None and registered not in (None, ""):
+        cls = get_registered_object(name, config=config)  # refused in safe mode
+    elif cls is None and module not in (None, ""):
+        name = f"{module}.{class_name}"
+        cls = get_registered_object(name, config=config)
     if cls is None:
-        raise SerializationError(f"unknown class {class_name!r}")
-    inner = config.get("config") or {}
+        raise RefusedObjectError(
+            f"unknown class {_short(class_name)} for a {_describe(slot)}",
+            name=class_name,
+            config=config,
+        )
+    if not inspect.isclass(cls):
+        raise RefusedObjectError(
+            f"{_short(name)} is registered but is not a class", name=name, config=config
+        )
+    if not slot.accepts_class(cls):
+        raise RefusedObjectError(
+            f"{_short(name)} cannot go here: this place takes a {_describe(slot)}",
+            name=name,
+            config=config,
+        )
+    inner = config.get("config")
+    if inner is None:
+        inner = {}
+    if not isinstance(inner, dict):
+        raise SerializationError(f"the config of {name!r} must be an object, got {inner!r}")
     if hasattr(cls, "from_config"):
         return cls.from_config(inner)
     return cls(**inner)
+
+
+def _describe(slot: Slot) -> str:
+    if slot is ANY_REGISTERED or not slot.bases:
+        return slot.kind
+    names = " or ".join(base.__name__ for base in slot.bases)
+    return f"{slot.kind} ({names})" if slot.kind != "object" else names
