@@ -1,12 +1,16 @@
 """Program operations: validation with field paths, immutable versions, diff, import / export.
 
 A version's document is `optimizer_core.Program.to_json()`. Documents come from
-users, and `optimizer_core` rebuilds objects by import path, so every document
-is checked here before `Program.from_json` sees it: every serialised object must
-resolve inside the ``optimizer_core`` package, a DataModel's ``class`` hint is
-dropped unless it is an ``optimizer_core`` class (the model is then rebuilt from
-its schema), and a language model may not name a server-side ``cache_dir``.
-Workers must load stored documents through `load_program`.
+users and name the classes to rebuild, so the studio rebuilds every document,
+stored or received, in the web process and in the worker, through one function,
+`load_program`, always in the engine's safe mode: a name resolves only by an
+exact lookup among registered objects (optimizer_core's own classes, and what
+`register_synalinks_serializable` registered), and only where its kind belongs
+(a module where a module goes...). Every name is checked before anything is
+built, and a refusal names its field path and the name. A DataModel's ``class``
+hint is dropped unless it is an ``optimizer_core`` class (the model is then
+rebuilt from its schema), and a language model may not name a server-side
+``cache_dir``.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from optimizer_core import language_models
 from optimizer_core import modules as modules_family
 from optimizer_core.modules.serialization import deserialize_data_model
 from optimizer_core.programs.program import FORMAT_VERSION
+from optimizer_core.saving import RefusedObjectError, locate, refused_names, safe_mode_scope
 from studio.programs.models import Program, ProgramVersion
 
 JsonDict = dict[str, Any]
@@ -67,33 +72,23 @@ def _short(error: BaseException) -> str:
     return text if len(text) <= 500 else text[:497] + "..."
 
 
-def _untrusted_objects(node: Any, path: str) -> list[FieldError]:
-    """Serialised objects in a document that would resolve outside optimizer_core."""
-    errors: list[FieldError] = []
-    if isinstance(node, dict):
-        if "class_name" in node:
-            class_name = node.get("class_name")
-            names = [node.get("registered_name"), node.get("module")]
-            if class_name == "function":
-                names.append(node.get("config"))
-            for value in names:
-                if value not in (None, "") and (
-                    not isinstance(value, str) or not value.startswith(_TRUSTED_PREFIX)
-                ):
-                    errors.append(
-                        FieldError(
-                            path,
-                            f"{value!r} is not an optimizer_core object: documents may only "
-                            "name optimizer_core classes",
-                        )
-                    )
-                    break
-        for key, value in node.items():
-            errors.extend(_untrusted_objects(value, f"{path}.{key}" if path else str(key)))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            errors.extend(_untrusted_objects(value, f"{path}[{index}]"))
-    return errors
+def _refused_objects(document: JsonDict) -> list[FieldError]:
+    """Serialised objects whose names the engine's registry does not hold (nothing is built)."""
+    return [
+        FieldError(error.path, error.reason)
+        for section in ("program", "compile_config")
+        for error in refused_names(document.get(section), section)
+    ]
+
+
+def _refusal(error: RefusedObjectError, root: Any, root_path: str) -> FieldError:
+    """A refusal raised while building `root` (at `root_path`), located in it when possible."""
+    if error.path:
+        return FieldError(error.path, error.reason)
+    where = locate(root, error.config)
+    if where is None:
+        return FieldError(root_path, error.reason)
+    return FieldError(f"{root_path}.{where}" if where else root_path, error.reason)
 
 
 def _strip_class_hints(node: Any) -> None:
@@ -126,6 +121,8 @@ def _check_language_model(config: Any, path: str) -> list[FieldError]:
         ]
     try:
         language_models.deserialize(config)
+    except RefusedObjectError as error:
+        return [_refusal(error, config, path)]
     except Exception as error:  # any failure of user input is a field error
         culprit = _culprit(error, inner)
         return [FieldError(f"{path}.config.{culprit}" if culprit else path, _short(error))]
@@ -189,6 +186,8 @@ def _check_module(entry: Any, path: str) -> list[FieldError]:
         return [*errors, *part_errors]
     try:
         modules_family.deserialize(module)
+    except RefusedObjectError as error:
+        errors.append(_refusal(error, module, module_path))
     except Exception as error:  # user input
         culprit = _culprit(error, config)
         errors.append(
@@ -215,10 +214,18 @@ def _variable_errors(error: BaseException, variables: Any) -> list[FieldError] |
 def validate_document(document: Any) -> list[FieldError]:
     """Every problem that stops `optimizer_core.Program.from_json` loading a document.
 
+    Everything runs in safe mode, and the names are checked before any object
+    is built: a document that names an unregistered object builds nothing.
+
     Returns:
         Errors with paths such as ``program.modules[1].module.config.data_model``;
         empty when the document loads.
     """
+    with safe_mode_scope(True):
+        return _validate(document)
+
+
+def _validate(document: Any) -> list[FieldError]:
     if not isinstance(document, dict):
         return [FieldError("", "the document must be a JSON object (Program.to_json())")]
     errors: list[FieldError] = []
@@ -231,7 +238,9 @@ def validate_document(document: Any) -> list[FieldError]:
         errors.append(
             FieldError("format_version", f"expected an int <= {FORMAT_VERSION}, got {version!r}")
         )
-    errors.extend(_untrusted_objects(document, ""))
+    if errors:
+        return errors
+    errors.extend(_refused_objects(document))
     if errors:
         return errors
     program = document.get("program")
@@ -276,14 +285,18 @@ def validate_document(document: Any) -> list[FieldError]:
     # pinned on the part that caused it.
     try:
         optimizer_core.Program.from_json(
-            {**cleaned, "compile_config": None, "optimizer_state": None}
+            {**cleaned, "compile_config": None, "optimizer_state": None}, safe_mode=True
         )
+    except RefusedObjectError as error:
+        return [_refusal(error, cleaned, "")]
     except Exception as error:  # user input: every failure becomes a located error
         located = _variable_errors(error, document.get("variables"))
         return located or [FieldError("program", _short(error))]
     if cleaned.get("compile_config") or cleaned.get("optimizer_state"):
         try:
-            optimizer_core.Program.from_json(cleaned)
+            optimizer_core.Program.from_json(cleaned, safe_mode=True)
+        except RefusedObjectError as error:
+            return [_refusal(error, cleaned, "")]
         except Exception as error:  # user input
             part = "compile_config" if cleaned.get("compile_config") else "optimizer_state"
             return [FieldError(part, _short(error))]
@@ -293,13 +306,19 @@ def validate_document(document: Any) -> list[FieldError]:
 def load_program(document: JsonDict) -> optimizer_core.Program:
     """Rebuild a stored (or user-given) document as a Program, safely.
 
+    The one way the studio turns a document into objects, in the web process
+    (validate, create, import, try, compare) and in the worker (training): the
+    document is validated (names checked before anything is built), then
+    rebuilt in safe mode. The studio never turns safe mode off.
+
     Raises:
-        DocumentInvalid: the document does not validate.
+        DocumentInvalid: the document does not validate; nothing of it ran.
     """
     errors = validate_document(document)
     if errors:
         raise DocumentInvalid(errors)
-    return optimizer_core.Program.from_json(sanitize_document(document))
+    with safe_mode_scope(True):
+        return optimizer_core.Program.from_json(sanitize_document(document), safe_mode=True)
 
 
 def _checked(document: Any) -> JsonDict:

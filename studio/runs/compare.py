@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from optimizer_core.programs import Program
+from studio.programs.services import load_program
 from studio.runs.models import Run, RunEvent
 
 
@@ -31,7 +31,7 @@ def epoch_curves(run: Run) -> dict[str, list[Any]]:
 def trained_variables(run: Run) -> dict[str, dict[str, Any]]:
     """Each trainable variable's trainable fields at the end of the run (or its last epoch)."""
     if run.trained_document:
-        program = Program.from_json({**run.trained_document, "compile_config": None})
+        program = load_program({**run.trained_document, "compile_config": None})
         return {v.name: v.get_trainable_json() for v in program.trainable_variables}
     last = RunEvent.objects.filter(run=run, kind="variables").order_by("-seq").first()
     return dict(last.payload.get("variables") or {}) if last is not None else {}

@@ -6,10 +6,13 @@
      "metrics": [{"name": "f1_score", "params": {"in_mask": ["answer"]}}],
      "optimizer": {"name": "random_few_shot", "params": {"nb_max_examples": 3, "seed": 0}}}
 
-A bare name stands for ``{"name": name, "params": {}}``. Names are looked up with
-`optimizer_core.rewards.get` / `metrics.get` / `optimizers.get` (CamelCase or
-snake_case); parameters are checked by building the object, so the library's own
-message (which names the argument) reaches the user.
+A bare name stands for ``{"name": name, "params": {}}``. A name must be one of
+the family's built-ins (CamelCase or snake_case); the object is built through
+the family's own `deserialize`, in safe mode, so a parameter that holds a
+serialised object (a `MeanRewardWrapper`'s ``fn``, a `ProgramAsJudge`'s
+``program``) resolves only to a registered object of the right kind. Parameters
+are checked by building the object, so the library's own message (which names
+the argument) reaches the user.
 
 ``fit_config``: ``epochs``, ``batch_size``, ``validation_split``, ``seed``,
 ``shuffle`` and ``evaluations`` (how many times the test split is evaluated
@@ -29,6 +32,7 @@ from django.core.exceptions import ValidationError
 from optimizer_core import metrics as metrics_family
 from optimizer_core import optimizers as optimizers_family
 from optimizer_core import rewards as rewards_family
+from optimizer_core.saving import RefusedObjectError, locate, safe_mode_scope
 
 JsonDict = dict[str, Any]
 
@@ -112,8 +116,14 @@ def _build(
             embedding_model = FakeEmbeddingModel()  # stands in while validating only
         params["embedding_model"] = embedding_model
     try:
-        cls = family.ALL_OBJECTS[class_name]
-        return family.get(cls(**params))
+        with safe_mode_scope(True):
+            return family.get(family.deserialize({"class_name": class_name, "config": params}))
+    except RefusedObjectError as error:
+        inside = locate(params, error.config)
+        field = f"{where}.params.{inside}" if inside else f"{where}.params"
+        raise ValidationError({field: error.reason}) from None
+    except KeyError as error:
+        raise ValidationError({f"{where}.params": f"missing parameter {error}"}) from None
     except (TypeError, ValueError) as error:
         raise ValidationError({f"{where}.params": str(error)}) from None
 

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from studio.programs.services import validate_document
 from studio.runs.config import validate_compile_config, validate_fit_config
 from studio.runs.events import emit_sync
 from studio.runs.models import Checkpoint, Run
@@ -91,6 +92,14 @@ def transition(run: Run | int, *, to: str, error: str = "", **fields: Any) -> bo
     return moved
 
 
+def _check_document(document: Any) -> None:
+    """Refuse a stored version now if the worker's safe loader would refuse it."""
+    errors = validate_document(document)
+    if errors:
+        at = "program_version.document"
+        raise ValidationError({f"{at}.{e.path}" if e.path else at: e.message for e in errors})
+
+
 def start_run(
     *,
     owner: Any,
@@ -114,6 +123,7 @@ def start_run(
         raise ValidationError({"dataset": f"dataset is {dataset.status}, not valid"})
     if provider.kind != "language":
         raise ValidationError({"provider": "an embedding provider cannot run a program"})
+    _check_document(program_version.document)
     compile_config = validate_compile_config(compile_config)
     fit_config = validate_fit_config(fit_config)
     with transaction.atomic():

@@ -29,6 +29,7 @@ from optimizer_core.callbacks import Callback
 from optimizer_core.datamodels import to_json
 from optimizer_core.exceptions import AuthenticationError, LanguageModelError
 from optimizer_core.programs import Program
+from studio.programs.services import load_program
 from studio.providers.redaction import redact
 from studio.runs import adapters, services
 from studio.runs.config import build_compile_objects, needs_embedding_model
@@ -83,7 +84,7 @@ def build_program(
         restore_optimizer_state: carry the document's optimizer state over (resume, fork).
     """
     state = document.get("optimizer_state")
-    program = Program.from_json({**document, "compile_config": None, "optimizer_state": None})
+    program = load_program({**document, "compile_config": None, "optimizer_state": None})
     for module in program.modules:
         if getattr(module, "language_model", None) is not None:
             module.language_model = language_model

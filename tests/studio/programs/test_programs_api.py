@@ -146,7 +146,8 @@ def test_validate_locates_wiring_and_unknown_classes(api, document):
     unknown["program"]["modules"][1]["module"]["class_name"] = "Teleporter"
     del unknown["program"]["modules"][1]["module"]["registered_name"]
     errors = _errors(api.post("/api/programs/validate/", {"document": unknown}, format="json"))
-    assert errors[0]["path"] == "program.modules[1].module.class_name"
+    assert errors[0]["path"] == "program.modules[1].module"
+    assert "optimizer_core.modules.generator.Teleporter" in errors[0]["message"]
 
 
 def test_validate_locates_unknown_variables(api, document):
