@@ -8,10 +8,13 @@ import {
   type FinalConnectionState,
   type IsValidConnection,
 } from '@xyflow/react';
-import { useCallback, type DragEvent } from 'react';
+import { useCallback, useMemo, type DragEvent } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import { connect } from '../actions/connect';
 import { addNode } from '../actions/addNode';
 import { MODULE_KINDS, type ModuleKind } from '../model/document';
+import { labelEdges } from '../model/edgeLabels';
+import { moduleName } from '../model/graph';
 import { checkConnection } from '../model/rules';
 import { useEditorStore } from '../store/editorStore';
 import { nodeTypes } from './nodes/nodeTypes';
@@ -30,7 +33,14 @@ const defaultEdgeOptions = { type: 'smoothstep', style: { strokeWidth: 1.6 } };
 /** The canvas: React Flow bound to the editor store; every change goes through an action. */
 export function Canvas() {
   const nodes = useEditorStore((s) => s.nodes);
-  const edges = useEditorStore((s) => s.edges);
+  const storedEdges = useEditorStore((s) => s.edges);
+  // Screen readers hear "Connection from input_layer to generator", not node ids.
+  const nameList = useEditorStore(useShallow((s) => s.nodes.flatMap((n) => [n.id, moduleName(n)])));
+  const edges = useMemo(() => {
+    const names = new Map<string, string>();
+    for (let i = 0; i < nameList.length; i += 2) names.set(nameList[i]!, nameList[i + 1]!);
+    return labelEdges(storedEdges, names);
+  }, [storedEdges, nameList]);
   const onNodesChange = useEditorStore((s) => s.onNodesChange);
   const onEdgesChange = useEditorStore((s) => s.onEdgesChange);
   const flow = useReactFlow();
