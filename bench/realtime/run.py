@@ -56,12 +56,13 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 async def synthetic(stack: LiveStack, events: int, rate: float) -> dict[str, float]:
     created = json.loads(stack.manage_module("setup-idle").strip().splitlines()[-1])
-    url = f"ws://127.0.0.1:{stack.port}/ws/runs/{created['run']}/?token={created['token']}"
+    url = f"ws://127.0.0.1:{stack.port}/ws/runs/{created['run']}/"
     latencies: list[float] = []
     async with (
         aiohttp.ClientSession() as session,
         session.ws_connect(url, origin=f"http://127.0.0.1:{stack.port}") as ws,
     ):
+        await ws.send_json({"type": "auth", "token": created["token"]})  # never in the URL
         first = json.loads((await ws.receive(timeout=30)).data)
         assert first["type"] == "replayed", first
         emitter = await asyncio.create_subprocess_exec(

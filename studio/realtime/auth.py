@@ -50,7 +50,3 @@ class TokenAuthMiddleware(BaseMiddleware):
             if user is not None:
                 scope = dict(scope, user=user)
         return await super().__call__(scope, receive, send)
-
-
-# The name studio.asgi imports; the query-string token it once read is gone.
-QueryTokenAuthMiddleware = TokenAuthMiddleware

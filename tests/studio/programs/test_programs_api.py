@@ -66,7 +66,7 @@ def test_update_program_metadata(api, program_id):
 def test_duplicate_name_is_refused_and_nothing_stored(api, program_id, document):
     response = api.post("/api/programs/", {"name": "qa", "document": document}, format="json")
     assert response.status_code == 400
-    assert "name" in response.json()
+    assert response.json()["errors"][0]["path"] == "name"
     assert Program.objects.count() == 1
 
 

@@ -60,7 +60,8 @@ def test_a_wrong_input_or_another_users_program_is_refused(api, other_api, user,
     url = f"/api/programs/{version.program_id}/try/"
     response = api.post(url, {"input": {"question": "?"}}, format="json")
     assert response.status_code == 400
-    assert "input" in response.json() and "Query" in response.json()["input"][0]
+    error = response.json()["errors"][0]
+    assert error["path"] == "input" and "Query" in error["message"]
     assert other_api.post(url, {"input": {"query": "?"}}, format="json").status_code == 404
 
 
