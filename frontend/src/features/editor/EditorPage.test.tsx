@@ -7,6 +7,7 @@ import { MemoryRouter } from 'react-router';
 import EditorPage from './EditorPage';
 import { STARTER_MODELS, starterGraph } from './model/defaults';
 import { moduleName } from './model/graph';
+import { resetDrafts } from './store/drafts';
 import { useEditorStore } from './store/editorStore';
 
 function renderEditor() {
@@ -23,6 +24,9 @@ function renderEditor() {
 const names = () => useEditorStore.getState().nodes.map(moduleName);
 
 beforeEach(() => {
+  // Each test starts without the drafts an earlier one left behind.
+  localStorage.clear();
+  resetDrafts();
   useEditorStore.setState({
     ...starterGraph(),
     dataModels: structuredClone(STARTER_MODELS),

@@ -2,7 +2,9 @@ import { ReactFlowProvider } from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
 import { useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
+import { restoreDraft } from './actions/restoreDraft';
 import { Canvas } from './components/Canvas';
+import { DraftPrompt } from './components/DraftPrompt';
 import { DataModelDesigner } from './components/DataModelDesigner';
 import { Inspector } from './components/Inspector';
 import { Palette } from './components/Palette';
@@ -10,9 +12,11 @@ import { StatusBar } from './components/StatusBar';
 import { Toolbar } from './components/Toolbar';
 import { VersionHistory } from './components/VersionHistory';
 import styles from './components/editor.module.css';
+import { useDraftAutosave } from './hooks/useDraftAutosave';
 import { useEditorCommands } from './hooks/useEditorCommands';
 import { useKeyboardShortcuts } from './hooks/useKeyboardShortcuts';
 import { useProgramServer } from './hooks/useProgramServer';
+import { clearDrafts, isDirty, offerDraft, persistDraft, useDrafts } from './store/drafts';
 import { saveLibrary } from './store/library';
 import { useEditorStore } from './store/editorStore';
 import { useServerProgram } from './store/serverProgram';
@@ -26,6 +30,8 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
   const [history, setHistory] = useState(false);
   const [trying, setTrying] = useState(false);
   const { programId, version } = useServerProgram();
+  useDraftAutosave();
+  const offer = useDrafts((s) => s.offer);
   // undefined: closed; null: open on a new model; a name: open on that model.
   const [designer, setDesigner] = useState<string | null | undefined>(undefined);
   useEffect(
@@ -35,13 +41,36 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
       }),
     [],
   );
-  // /editor/<id> opens that program's latest version, once per id.
+  // /editor/<id> opens that program's latest version, once per id, and offers a draft of
+  // it kept in this browser when one is newer; /editor offers a kept never-saved program.
   const opened = useRef<number | null>(null);
   useEffect(() => {
-    if (routeProgramId === null || opened.current === routeProgramId) return;
+    if (routeProgramId === null) {
+      if (useServerProgram.getState().programId === null && !isDirty()) offerDraft(null, null);
+      return;
+    }
+    if (opened.current === routeProgramId) return;
     opened.current = routeProgramId;
-    if (useServerProgram.getState().programId !== routeProgramId) void server.open(routeProgramId);
+    if (useServerProgram.getState().programId === routeProgramId) return;
+    void server.open(routeProgramId).then((version) => {
+      if (version && useServerProgram.getState().programId === routeProgramId)
+        offerDraft(routeProgramId, version.savedAt);
+    });
   }, [routeProgramId, server]);
+  const restore = () => {
+    if (!offer) return;
+    useDrafts.setState({ offer: null });
+    if (useEditorStore.getState().run(restoreDraft, { graph: offer.graph })) {
+      useEditorStore.getState().notify('info', 'Restored the unsaved changes (undo goes back).');
+      commands.fitView();
+    }
+  };
+  const discard = () => {
+    if (!offer) return;
+    clearDrafts(offer.programId);
+    useDrafts.setState({ offer: null });
+    persistDraft();
+  };
   const save = async () => {
     setSaving(true);
     try {
@@ -67,6 +96,7 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
         commands={{
           ...commands,
           newProgram: () => {
+            useDrafts.setState({ offer: null });
             useServerProgram.setState({ programId: null, version: null, problems: [] });
             commands.newProgram();
           },
@@ -89,6 +119,9 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
         )}
       </div>
       <StatusBar />
+      {offer && offer.programId === programId && (
+        <DraftPrompt draft={offer} version={version} onRestore={restore} onDiscard={discard} />
+      )}
       {designer !== undefined && (
         <DataModelDesigner initialName={designer} onClose={() => setDesigner(undefined)} />
       )}

@@ -4,7 +4,14 @@ import { unwrap } from '@/lib/api/errors';
 import { programsKey } from '@/lib/api/ops/programsList';
 import type { Program } from '@/lib/api/types';
 
-export type NewProgram = { name: string; document: unknown; layout: unknown; message?: string };
+export type NewProgram = {
+  name: string;
+  /** The Program row's description (the programs list shows it); the document has its own. */
+  description?: string;
+  document: unknown;
+  layout: unknown;
+  message?: string;
+};
 
 /** Create a program with its first version (400 with `errors` when the document does not load). */
 export async function createProgram(body: NewProgram): Promise<Program> {
