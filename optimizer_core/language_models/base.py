@@ -50,6 +50,12 @@ _LONGEST_RETRY_AFTER_S = 60.0
 _SECRET_NAME = re.compile(r"key|secret|token|password|credential|authori[sz]ation|headers", re.I)
 
 
+def _seconds(value: float | None) -> str:
+    """``60``, ``59.9``, ``0.25``: seconds for a message."""
+    value = value or 0.0
+    return f"{value:.2g}" if value < 1 else f"{value:.1f}".removesuffix(".0")
+
+
 class _Budget:
     """The seconds a call has left: attempts and backoff waits spend it, slot queueing does not.
 
@@ -216,7 +222,7 @@ class ModelBase:
                     return await send()
             except TimeoutError as error:
                 raise LanguageModelTimeout(
-                    f"no answer within {limit:g}s", model=self.model
+                    f"no answer within {_seconds(limit)} s", model=self.model
                 ) from error
             finally:
                 budget.spend(time.perf_counter() - clock)
@@ -257,8 +263,9 @@ class ModelBase:
         plural = "s" if attempts != 1 else ""
         if out_of_time:
             # The budget of the whole call ran out: say so first, the last error after.
+            within = _seconds(self.total_timeout)
             return LanguageModelTimeout(
-                f"{self._kind} {self.model!r} did not answer within {self.total_timeout:g} s "
+                f"{self._kind} {self.model!r} did not answer within {within} s "
                 f"({attempts} attempt{plural}; last error: {error})",
                 model=self.model,
             )
