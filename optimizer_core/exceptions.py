@@ -6,7 +6,9 @@ The hierarchy::
     ├── ProgramError                 a graph that cannot be built or run
     │   └── GraphDisconnectedError   an output does not depend on the inputs
     ├── DataError                    data that does not fit the program
-    ├── SerializationError           a file or config that cannot be read back
+    ├── SerializationError           a file or config that cannot be read back;
+    │   │                            ``path`` says where (``variables.generator/state``)
+    │   └── RefusedObjectError       (saving) safe mode refused a name
     ├── RewardError                  a reward or metric returned a non-number
     └── LanguageModelError           a call to a language or embedding model failed
         ├── LanguageModelTimeout
@@ -16,10 +18,15 @@ The hierarchy::
         └── AuthenticationError      bad key: never retried
 
 Argument validation raises the built-in ``ValueError`` / ``TypeError`` with the
-argument named in the message.
+argument named in backticks in the message (``"`temperature` must be >= 0"``).
+When such an error stops a saved object being rebuilt, `deserialize_object`
+raises a `SerializationError` from it whose ``path`` names the argument
+(``config.temperature``).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class OptimizerCoreError(Exception):
@@ -39,7 +46,71 @@ class DataError(OptimizerCoreError, ValueError):
 
 
 class SerializationError(OptimizerCoreError, ValueError):
-    """A saved file or a config that cannot be turned back into objects."""
+    """A saved file or a config that cannot be turned back into objects.
+
+    The error says where the problem is, so a caller can point at it without
+    reading the message: ``path`` is a dotted / indexed path into what was being
+    read (``"variables.generator/state"``,
+    ``"program.modules[1].module.config.temperature"``), relative to the object
+    the failing call was given (`Program.from_json`'s document,
+    `deserialize_object`'s serialised dict).
+
+    Args:
+        message: the whole message.
+        path: where the problem is; ``""`` for the whole of what was read.
+            Defaults to the first of `paths`.
+        paths: every place the problem concerns, when there are several (three
+            unknown variables); defaults to ``[path]``.
+        reason: the message without its location (what to show beside `path`);
+            defaults to `message`.
+        config: the serialised dict that was being rebuilt, so an enclosing call
+            can locate it (see `saving.locate`).
+
+    Example:
+        ```python
+        try:
+            program = Program.from_json(document)
+        except SerializationError as error:
+            print(error.path, error.reason)  # variables.ghost/state  no module ...
+        ```
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        paths: list[str] | None = None,
+        reason: str | None = None,
+        config: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.paths: list[str] = list(paths) if paths else ([path] if path else [])
+        self.path = path or (self.paths[0] if self.paths else "")
+        self.reason = message if reason is None else reason
+        self.config = config
+
+    def within(self, prefix: str) -> SerializationError:
+        """The same error, its paths now relative to an enclosing object (changed in place).
+
+        ``prefix`` is where the object that was being read sits in the enclosing
+        one: an error at ``config.temperature`` inside ``modules[1].module`` is at
+        ``modules[1].module.config.temperature``.
+        """
+        self.paths = [join_path(prefix, p) for p in self.paths]
+        self.path = join_path(prefix, self.path)
+        if not self.paths:
+            self.paths = [self.path] if self.path else []
+        return self
+
+
+def join_path(prefix: str, path: str) -> str:
+    """``join_path("program", "modules[1]")`` is ``program.modules[1]``; empty parts vanish."""
+    if not prefix:
+        return path
+    if not path:
+        return prefix
+    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
 
 
 class RewardError(OptimizerCoreError, TypeError):

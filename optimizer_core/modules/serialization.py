@@ -33,7 +33,7 @@ def deserialize_data_model(config: Any) -> type[DataModel]:
     if isinstance(config, type) and issubclass(config, DataModel):
         return config
     if not isinstance(config, dict) or "schema" not in config:
-        raise SerializationError(f"not a saved DataModel: {config!r}")
+        raise SerializationError(f"not a saved DataModel: {config!r}", config=config)
     schema = config["schema"]
     hint = config.get("class")
     if isinstance(hint, str) and hint:
@@ -48,5 +48,5 @@ def deserialize_data_model(config: Any) -> type[DataModel]:
         return data_model_from_schema(schema, name=config.get("name"))
     except ValueError as error:
         raise SerializationError(
-            f"cannot rebuild DataModel {config.get('name')!r}: {error}"
+            f"cannot rebuild DataModel {config.get('name')!r}: {error}", config=config
         ) from error

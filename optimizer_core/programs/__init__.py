@@ -1,6 +1,7 @@
 """Programs: graphs of modules, and their training loop."""
 
 from optimizer_core.programs.program import Program
+from optimizer_core.programs.results import EvaluatedExample, Evaluation, Trace, TraceStep
 from optimizer_core.programs.trainer import Trainer
 
-__all__ = ["Program", "Trainer"]
+__all__ = ["EvaluatedExample", "Evaluation", "Program", "Trace", "TraceStep", "Trainer"]

@@ -7,14 +7,15 @@ import json
 import os
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from optimizer_core.datamodels import DataModel, JsonDict, to_json
 from optimizer_core.exceptions import DataError, GraphDisconnectedError, SerializationError
 from optimizer_core.modules.input import InputLayer
-from optimizer_core.modules.module import Module, SymbolicDataModel, unique_name
+from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel, unique_name
+from optimizer_core.programs.results import Trace, TraceStep
 from optimizer_core.programs.trainer import Trainer
-from optimizer_core.saving.document_check import check_names, locate
+from optimizer_core.saving.document_check import check_names, locate, place_error
 from optimizer_core.saving.object_registry import (
     RefusedObjectError,
     register_library_objects,
@@ -149,6 +150,28 @@ class Program(Trainer):
                 found.append(lm)
         return found
 
+    def set_language_model(self, language_model: Any) -> None:
+        """Point every module that calls a language model at `language_model`.
+
+        After DSPy's ``Module.set_lm``: a program designed against one model runs
+        against another (a provider chosen at run time, a scripted fake in a test).
+        Only the modules change: an optimizer's or a reward's own models (OMEGA's,
+        a judge's) are theirs to keep.
+
+        Args:
+            language_model: the model every Generator (and ChainOfThought) will call.
+
+        Example:
+            ```python
+            program.set_language_model(LanguageModel(model="ollama/llama3"))
+            ```
+        """
+        if language_model is None:
+            raise ValueError("`language_model` is required, got None")
+        for module in self.modules:
+            if getattr(module, "language_model", None) is not None:
+                cast(Any, module).language_model = language_model
+
     # Running --------------------------------------------------------------------------------
 
     def coerce_inputs(self, row: Any, *, where: str = "input") -> list[DataModel]:
@@ -175,6 +198,39 @@ class Program(Trainer):
 
     async def __call__(self, inputs: Any, *, training: bool = False) -> Any:
         """Run the program on one input (a DataModel, a dict, or a list for several inputs)."""
+        return await self._run(inputs, training=training)
+
+    async def trace(self, inputs: Any, *, training: bool = False) -> Trace:
+        """Run the program on one input and report what each module saw and produced.
+
+        Args:
+            inputs: as for calling the program.
+            training: run the modules in training mode (default False).
+
+        Returns:
+            A `Trace`: the program's output, and a `TraceStep` (module name, input
+            and output as JSON, error) per module run, in the order they ran. A
+            Generator whose model call failed has ``outputs`` None and the error;
+            the modules after it do not run and have no step.
+
+        Example:
+            ```python
+            trace = await program.trace({"query": "What is the capital of France?"})
+            for step in trace.steps:
+                print(step.module, step.inputs, "->", step.outputs or step.error)
+            ```
+        """
+        steps: list[TraceStep] = []
+        token = TRACE.set([])  # the modules' own records (a Generator's error) land here
+        try:
+            output = await self._run(inputs, training=training, steps=steps)
+        finally:
+            TRACE.reset(token)
+        return Trace(output=output, steps=steps)
+
+    async def _run(
+        self, inputs: Any, *, training: bool, steps: list[TraceStep] | None = None
+    ) -> Any:
         values: dict[int, Any] = {}
         for symbol, value in zip(self.inputs, self.coerce_inputs(inputs), strict=True):
             values[id(symbol)] = value
@@ -185,9 +241,20 @@ class Program(Trainer):
             if any(arg is None for arg in args):
                 values[id(symbol)] = None
                 continue
-            values[id(symbol)] = await module(
-                args[0] if len(args) == 1 else args, training=training
-            )
+            arg = args[0] if len(args) == 1 else args
+            records = TRACE.get() if steps is not None else None
+            seen = len(records) if records is not None else 0
+            values[id(symbol)] = output = await module(arg, training=training)
+            if steps is not None:
+                own = [r for r in (records or [])[seen:] if r.get("module") == module.name]
+                steps.append(
+                    TraceStep(
+                        module=module.name,
+                        inputs=_as_json(arg),
+                        outputs=_as_json(output),
+                        error=own[-1].get("error") if own else None,
+                    )
+                )
         results = [values[id(symbol)] for symbol in self.outputs]
         return results[0] if self._single_output else results
 
@@ -257,14 +324,18 @@ class Program(Trainer):
         from optimizer_core import modules as modules_family
 
         symbols: dict[str, SymbolicDataModel] = {}
-        for entry in config["modules"]:
+        for index, entry in enumerate(config["modules"]):
+            where = f"modules[{index}].module"
             try:
                 module = modules_family.deserialize(entry["module"])
-            except SerializationError:
+            except RefusedObjectError:
+                raise
+            except SerializationError as error:
+                error.within(where)
                 raise
             except Exception as error:
                 raise SerializationError(
-                    f"cannot rebuild module {entry.get('name')!r}: {error}"
+                    f"cannot rebuild module {entry.get('name')!r}: {error}", path=where
                 ) from error
             if isinstance(module, InputLayer):
                 symbols[module.name] = module.output
@@ -272,8 +343,10 @@ class Program(Trainer):
             try:
                 inbound = [symbols[name] for name in entry["inbound"]]
             except KeyError as missing:
+                position = list(entry["inbound"]).index(missing.args[0])
                 raise SerializationError(
-                    f"module {module.name!r} is wired to unknown module {missing.args[0]!r}"
+                    f"module {module.name!r} is wired to unknown module {missing.args[0]!r}",
+                    path=f"modules[{index}].inbound[{position}]",
                 ) from None
             symbols[module.name] = module.symbolic_call(inbound)
         try:
@@ -316,6 +389,9 @@ class Program(Trainer):
         Raises:
             RefusedObjectError: (safe mode) the document names an unregistered object
                 or one of the wrong kind; its ``path`` and ``name`` locate it.
+            SerializationError: a part of the document cannot be rebuilt; its ``path``
+                says which (``program.modules[1].module.config.temperature``,
+                ``variables.generator/state``, ``compile_config.reward``).
         """
         _check_document(document, "optimizer_core.program")
         with safe_mode_scope(safe_mode):
@@ -324,12 +400,23 @@ class Program(Trainer):
                 check_names(document.get("compile_config"), "compile_config")
             try:
                 program = cls.from_config(document["program"])
-                if document.get("compile_config"):
-                    program.compile_from_config(document["compile_config"])
             except RefusedObjectError as error:
                 if error.path:
                     raise
                 raise error.at(locate(document, error.config) or "") from None
+            except SerializationError as error:
+                error.within("program")
+                raise
+            if document.get("compile_config"):
+                try:
+                    program.compile_from_config(document["compile_config"])
+                except RefusedObjectError as error:
+                    if error.path:
+                        raise
+                    raise error.at(locate(document, error.config) or "") from None
+                except SerializationError as error:
+                    place_error(error, document["compile_config"], "compile_config")
+                    raise
         program.set_variables_json(document.get("variables") or {})
         state = document.get("optimizer_state")
         if state and program.optimizer is not None:
@@ -356,17 +443,29 @@ class Program(Trainer):
         return {v.name: v.get_json() for v in self.variables}
 
     def set_variables_json(self, variables: JsonDict) -> None:
+        """Load variables by name (`get_variables_json`'s dict).
+
+        Raises:
+            SerializationError: a name no variable of the program has, or a value its
+                variable refuses; ``paths`` holds ``variables.<name>`` for each.
+        """
         known = {v.name: v for v in self.variables}
         unknown = sorted(set(variables) - set(known))
         if unknown:
             raise SerializationError(
-                f"program {self.name!r} has no variable(s) {unknown}; it has {sorted(known)}"
+                f"program {self.name!r} has no variable(s) {unknown}; it has {sorted(known)}",
+                path=f"variables.{unknown[0]}",
+                paths=[f"variables.{name}" for name in unknown],
+                reason=_NO_SUCH_VARIABLE,
             )
         for name, value in variables.items():
             try:
                 known[name].load_json(value)
             except Exception as error:
-                raise SerializationError(f"variable {name!r}: {_short_error(error)}") from error
+                reason = _short_error(error)
+                raise SerializationError(
+                    f"variable {name!r}: {reason}", path=f"variables.{name}", reason=reason
+                ) from error
 
     def get_variables_layout(self) -> list[JsonDict]:
         """Where each variable sits in the graph, independent of generated names.
@@ -432,7 +531,9 @@ class Program(Trainer):
         document = _read_json(path)
         variables = document.get("variables") or {}
         if not isinstance(variables, dict):
-            raise SerializationError(f"{path}: `variables` must be an object keyed by name")
+            raise SerializationError(
+                f"{path}: `variables` must be an object keyed by name", path="variables"
+            )
         if document.get("kind") == "optimizer_core.program":
             _check_document(document, "optimizer_core.program")
             layout = _layout_from_program_config(document.get("program"), list(variables))
@@ -442,7 +543,8 @@ class Program(Trainer):
             if layout is not None and not _is_layout(layout):
                 raise SerializationError(
                     f"{path}: `layout` must be a list of objects with `variable`, `module`, "
-                    "`module_index`, `module_class` and `path`"
+                    "`module_index`, `module_class` and `path`",
+                    path="layout",
                 )
         known = {v.name for v in self.variables}
         if set(variables) <= known:
@@ -453,8 +555,11 @@ class Program(Trainer):
             try:
                 self.get_variable(name).load_json(variables[saved_name])
             except Exception as error:
+                reason = _short_error(error)
                 raise SerializationError(
-                    f"variable {name!r} (saved as {saved_name!r}): {_short_error(error)}"
+                    f"variable {name!r} (saved as {saved_name!r}): {reason}",
+                    path=f"variables.{saved_name}",
+                    reason=reason,
                 ) from error
 
     def _match_variables_by_structure(
@@ -501,7 +606,10 @@ class Program(Trainer):
         raise SerializationError(
             f"program {self.name!r} has no variable(s) {unknown}; it has "
             f"{sorted(v.name for v in self.variables)}. By structure ({how}) they differ "
-            "too: " + "; ".join(differences or ["the file places a variable twice"])
+            "too: " + "; ".join(differences or ["the file places a variable twice"]),
+            path=f"variables.{unknown[0]}" if unknown else "variables",
+            paths=[f"variables.{name}" for name in unknown] or ["variables"],
+            reason=f"{_NO_SUCH_VARIABLE}, by name or by structure",
         )
 
     def __repr__(self) -> str:
@@ -540,6 +648,7 @@ def _is_coroutine(value: Any) -> bool:
 
 
 _NUMERIC_SUFFIX = re.compile(r"_\d+$")
+_NO_SUCH_VARIABLE = "no module of the program has this variable"
 
 # One variable's place: (structural key, variable name, module name).
 _Placed = tuple[tuple[Any, ...], str, str]
@@ -646,6 +755,13 @@ def _structure_differences(
     return differences
 
 
+def _as_json(value: Any) -> Any:
+    """A module's input or output as JSON (a list of them for several)."""
+    if isinstance(value, list | tuple):
+        return [_as_json(item) for item in value]
+    return to_json(value)
+
+
 def _short_error(error: Exception) -> str:
     text = str(error)
     return text if len(text) < 600 else text[:600] + "..."
@@ -682,9 +798,10 @@ def _read_json(path: str) -> JsonDict:
 def _check_document(document: JsonDict, kind: str) -> None:
     found = document.get("kind")
     if found != kind:
-        raise SerializationError(f"expected a {kind!r} document, got kind {found!r}")
+        raise SerializationError(f"expected a {kind!r} document, got kind {found!r}", path="kind")
     version = document.get("format_version")
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise SerializationError(
-            f"unsupported format_version {version!r} (this library reads up to {FORMAT_VERSION})"
+            f"unsupported format_version {version!r} (this library reads up to {FORMAT_VERSION})",
+            path="format_version",
         )

@@ -9,7 +9,7 @@ import math
 import random
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from optimizer_core.exceptions import (
     RewardError,
 )
 from optimizer_core.modules.module import OVERRIDES, TRACE
+from optimizer_core.programs.results import EvaluatedExample, Evaluation
 
 if TYPE_CHECKING:
     from optimizer_core.callbacks import CallbackList
@@ -347,6 +348,30 @@ class Trainer:
 
     # evaluate / predict ---------------------------------------------------------------------
 
+    @overload
+    async def evaluate(
+        self,
+        x: Any = ...,
+        y: Any = ...,
+        *,
+        batch_size: int = ...,
+        verbose: int | str = ...,
+        callbacks: Sequence[Any] | None = ...,
+        return_examples: Literal[False] = ...,
+    ) -> dict[str, float]: ...
+
+    @overload
+    async def evaluate(
+        self,
+        x: Any = ...,
+        y: Any = ...,
+        *,
+        batch_size: int = ...,
+        verbose: int | str = ...,
+        callbacks: Sequence[Any] | None = ...,
+        return_examples: Literal[True],
+    ) -> Evaluation: ...
+
     async def evaluate(
         self,
         x: Any = None,
@@ -355,21 +380,54 @@ class Trainer:
         batch_size: int = 32,
         verbose: int | str = "auto",
         callbacks: Sequence[Any] | None = None,
-    ) -> dict[str, float]:
+        return_examples: bool = False,
+    ) -> dict[str, float] | Evaluation:
         """Score the program on rows: ``{"reward": mean, <metric>: value, ...}``.
 
         Failed predictions score 0 and are reported under ``"failures"`` when there are any.
+
+        Args:
+            x: input rows.
+            y: target rows, one per input.
+            batch_size: rows run at once (default 32).
+            verbose: 0 silent, 1 progress bar, 2 one line; "auto" is 1 in a terminal.
+            callbacks: `Callback` instances (their ``on_test_*`` hooks are called).
+            return_examples: return an `Evaluation` (the same figures as ``logs``
+                and each row's input, expected output, output, reward and error, in
+                row order) instead of the figures alone (default False).
+
+        Example:
+            ```python
+            result = await program.evaluate(x_test, y_test, return_examples=True)
+            result.logs["reward"], result.rewards[0], result.examples[0].error
+            ```
         """
         if self.reward is None:
             raise ProgramError("call compile(reward=...) before evaluate()")
         _check_positive_int(batch_size, "batch_size")
-        x_rows, y_rows = self._check_xy(x, y, "x", "y")
+        given = list(x) if return_examples and x is not None else x
+        x_rows, y_rows = self._check_xy(given, y, "x", "y")
         steps = math.ceil(len(x_rows) / batch_size)
         cbs = self._callback_list(callbacks, verbose, epochs=1, steps=steps, history=False)
         await cbs.on_test_begin({})
-        logs = await self._evaluate_rows(x_rows, y_rows, batch_size, cbs)
+        results: list[SampleResult] | None = [] if return_examples else None
+        logs = await self._evaluate_rows(x_rows, y_rows, batch_size, cbs, results=results)
         await cbs.on_test_end(dict(logs))
-        return logs
+        if results is None:
+            return logs
+        return Evaluation(
+            logs=logs,
+            examples=[
+                EvaluatedExample(
+                    input=_row_json(row),
+                    expected=to_json(target),
+                    output=to_json(result.output),
+                    reward=result.reward,
+                    error=result.error,
+                )
+                for row, target, result in zip(given, y_rows, results, strict=True)
+            ],
+        )
 
     async def predict(
         self,
@@ -602,8 +660,15 @@ class Trainer:
         }
 
     async def _evaluate_rows(
-        self, x_rows: list[Any], y_rows: list[Any], batch_size: int, cbs: Any = None
+        self,
+        x_rows: list[Any],
+        y_rows: list[Any],
+        batch_size: int,
+        cbs: Any = None,
+        *,
+        results: list[SampleResult] | None = None,
     ) -> dict[str, float]:
+        """The evaluation figures; each row's `SampleResult` is appended to `results` if given."""
         self._reset_metrics()
         rewards: list[float] = []
         failures = 0
@@ -612,9 +677,11 @@ class Trainer:
                 await cbs.on_test_batch_begin(step, {})
             xb = x_rows[step * batch_size : (step + 1) * batch_size]
             yb = y_rows[step * batch_size : (step + 1) * batch_size]
-            results = await self._run_batch(xb, yb, training=False)
-            rewards.extend(r.reward for r in results)
-            failures += sum(r.output is None for r in results)
+            batch = await self._run_batch(xb, yb, training=False)
+            if results is not None:
+                results.extend(batch)
+            rewards.extend(r.reward for r in batch)
+            failures += sum(r.output is None for r in batch)
             if cbs is not None:
                 logs: JsonDict = {"reward": _mean(rewards), **self._metric_results()}
                 if failures:
@@ -660,6 +727,13 @@ def _carried_fit_state(
         )
         return None
     return state
+
+
+def _row_json(row: Any) -> Any:
+    """An input row as JSON, as it was given (a list of objects for several inputs)."""
+    if isinstance(row, list | tuple):
+        return [to_json(item) for item in row]
+    return to_json(row)
 
 
 def _mean(values: Sequence[float]) -> float:

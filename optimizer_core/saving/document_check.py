@@ -6,7 +6,8 @@ function that is not registered. It runs before deserialisation, so a
 document with one bad name builds nothing at all; the kind of object each
 place takes is checked again while deserialising (`object_registry.Slot`).
 `locate` finds where a given dict sits in a document, to report that check's
-refusals by path too.
+refusals by path too, and `place_error` locates any `SerializationError` the
+same way.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from optimizer_core.exceptions import SerializationError
 from optimizer_core.saving.object_registry import RefusedObjectError, lookup_registered
 
 #: Keys whose values are user data (JSON schemas, few-shot examples), never resolved to code.
@@ -122,6 +124,19 @@ def locate(node: Any, target: Any, path: str = "") -> str | None:
             if found is not None:
                 return found
     return None
+
+
+def place_error(error: SerializationError, root: Any, prefix: str = "") -> SerializationError:
+    """`error`, raised while rebuilding part of `root`, located from `prefix` (in place).
+
+    The part is found by identity (`error.config`, the dict that was being
+    rebuilt); when it cannot be found the error is placed on `root` as a whole.
+    """
+    nested = error.config if isinstance(error.config, dict | list) else None
+    where = locate(root, nested) if nested is not None else None
+    if where is None:
+        error.path, error.paths, where = "", [], ""
+    return error.within(_join(prefix, where) if where else prefix)
 
 
 def check_names(document: Any, path: str = "") -> None:

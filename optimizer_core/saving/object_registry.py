@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -54,11 +55,10 @@ class RefusedObjectError(SerializationError):
     """
 
     def __init__(self, message: str, *, name: str, path: str = "", config: Any = None) -> None:
-        super().__init__(f"{path}: {message}" if path else message)
+        super().__init__(
+            f"{path}: {message}" if path else message, path=path, reason=message, config=config
+        )
         self.name = name
-        self.path = path
-        self.reason = message
-        self.config = config
 
     def at(self, path: str) -> RefusedObjectError:
         """The same refusal, located at `path`."""
@@ -337,17 +337,24 @@ def deserialize_object(
 
     Raises:
         RefusedObjectError: an unregistered name, or an object of the wrong kind.
-        SerializationError: a malformed config.
+        SerializationError: a malformed config, or one its class's constructor
+            rejects (raised from the constructor's error); ``path`` locates the
+            problem in `config`: ``config.temperature`` for a rejected argument,
+            ``config.language_model.config.timeout`` inside a nested object.
     """
     if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
-        raise SerializationError(f"not a serialised object: {str(config)[:300]}")
+        raise SerializationError(f"not a serialised object: {str(config)[:300]}", config=config)
     if slot is None:
         slot = slot_of(module_objects.values(), "object") if module_objects else ANY_REGISTERED
     class_name = config["class_name"]
     if class_name == "function":
         name = config.get("config")
         if not isinstance(name, str):
-            raise SerializationError(f"a serialised function names it in `config`, got {name!r}")
+            raise SerializationError(
+                f"a serialised function names it in `config`, got {name!r}",
+                path="config",
+                config=config,
+            )
         fn = get_registered_object(name, config=config)
         if not _is_function(fn):
             raise RefusedObjectError(
@@ -394,10 +401,55 @@ def deserialize_object(
     if inner is None:
         inner = {}
     if not isinstance(inner, dict):
-        raise SerializationError(f"the config of {name!r} must be an object, got {inner!r}")
-    if hasattr(cls, "from_config"):
-        return cls.from_config(inner)
-    return cls(**inner)
+        raise SerializationError(
+            f"the config of {name!r} must be an object, got {inner!r}", path="config", config=config
+        )
+    try:
+        if hasattr(cls, "from_config"):
+            return cls.from_config(inner)
+        return cls(**inner)
+    except RefusedObjectError:
+        raise  # located by the document's own walk (see `Program.from_json`)
+    except SerializationError as error:
+        # A nested object (a Generator's language model) that could not be rebuilt:
+        # placed in this one's config when its dict is there, else on this object.
+        from optimizer_core.saving.document_check import place_error
+
+        place_error(error, config)
+        error.config = config
+        raise
+    except (ValueError, TypeError) as error:
+        argument = _argument_at_fault(cls, inner, error)
+        raise SerializationError(
+            str(error), path=f"config.{argument}" if argument else "", config=config
+        ) from error
+
+
+_BACKTICKED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
+
+
+def _argument_at_fault(cls: type[Any], config: dict[str, Any], error: Exception) -> str | None:
+    """The constructor argument (a key of `config`) that `error` rejects, when it can be told.
+
+    An argument the constructor does not take is read from its signature; a
+    validation error names its argument in backticks (the library's convention,
+    see `optimizer_core.exceptions`).
+    """
+    if isinstance(error, TypeError):
+        try:
+            parameters = inspect.signature(cls).parameters
+        except (TypeError, ValueError):  # a signature Python cannot read
+            parameters = None
+        if parameters is not None and not any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+        ):
+            unknown = [key for key in config if key not in parameters]
+            if unknown:
+                return str(unknown[0])
+    for name in _BACKTICKED.findall(str(error)):
+        if name in config:
+            return str(name)
+    return None
 
 
 def _describe(slot: Slot) -> str:
