@@ -1,4 +1,5 @@
 import type { RunView } from '../model/runView';
+import styles from './population.module.css';
 
 const fmt = (v: number | null) => (v === null ? '—' : v.toFixed(3));
 
@@ -17,34 +18,41 @@ export function PopulationTable({ view }: { view: RunView }) {
       <p className="note">{view.candidates} candidates proposed so far.</p>
       {entries.map(([variable, population]) => (
         <div key={variable}>
-          <h3 className="mono">
+          <h3 className={`mono ${styles.heading}`}>
             {variable} — epoch {population.epoch}
             {population.algorithm ? ` (${population.algorithm})` : ''}
           </h3>
-          <table className="table" aria-label={`Population of ${variable}`}>
-            <thead>
-              <tr>
-                <th>Candidate</th>
-                <th className="num">Reward</th>
-                <th className="num">DNS score</th>
-                <th>Parents</th>
-                <th>Operation</th>
-                <th>Kept</th>
-              </tr>
-            </thead>
-            <tbody>
-              {population.candidates.map((c) => (
-                <tr key={c.id}>
-                  <td className="mono">{c.id}</td>
-                  <td className="num">{fmt(c.reward)}</td>
-                  <td className="num">{fmt(c.score)}</td>
-                  <td className="mono">{c.parents.join(', ') || '—'}</td>
-                  <td>{c.operation}</td>
-                  <td>{c.kept === null ? '—' : c.kept ? 'yes' : 'no'}</td>
+          <div
+            className={styles.scroll}
+            role="region"
+            aria-label={`${variable} population, scrollable`}
+            tabIndex={0}
+          >
+            <table className="table" aria-label={`Population of ${variable}`}>
+              <thead>
+                <tr>
+                  <th>Candidate</th>
+                  <th className="num">Reward</th>
+                  <th className="num">DNS score</th>
+                  <th>Parents</th>
+                  <th>Operation</th>
+                  <th>Kept</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {population.candidates.map((c) => (
+                  <tr key={c.id}>
+                    <td className={`mono ${styles.wrap}`}>{c.id}</td>
+                    <td className="num">{fmt(c.reward)}</td>
+                    <td className="num">{fmt(c.score)}</td>
+                    <td className={`mono ${styles.wrap}`}>{c.parents.join(', ') || '—'}</td>
+                    <td>{c.operation}</td>
+                    <td>{c.kept === null ? '—' : c.kept ? 'yes' : 'no'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </div>
       ))}
     </>
