@@ -9,9 +9,8 @@ import { PopulationTable } from './components/PopulationTable';
 import { UsagePanel } from './components/UsagePanel';
 import { VariablesPanel } from './components/VariablesPanel';
 import { useRunEvents } from './hooks/useRunEvents';
-import { progress, type EvaluationSummary } from './model/runView';
-
-const ACTIVE = new Set(['queued', 'running']);
+import { connectionNote, isActive, progressSummary, shownState } from './model/runStatus';
+import type { EvaluationSummary } from './model/runView';
 
 function Summary({ title, summary }: { title: string; summary: EvaluationSummary | null }) {
   return (
@@ -36,18 +35,23 @@ export default function RunPage() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const [forkEpoch, setForkEpoch] = useState('');
-  const state = view.state ?? run.data?.state ?? null;
+  const serverState = view.state ?? run.data?.state ?? null;
+  // From the click on Cancel (optimistic) until the worker stops and says so.
+  const cancelRequested =
+    cancel.isPending || cancel.isSuccess || Boolean(run.data?.cancel_requested);
+  const state = shownState(serverState, cancelRequested);
   // The run's row (before/after, trained document) changes when it ends: refetch then.
   useEffect(() => {
-    if (state && !ACTIVE.has(state)) void client.invalidateQueries({ queryKey: runKey(runId) });
-  }, [state, client, runId]);
+    if (serverState && !isActive(serverState))
+      void client.invalidateQueries({ queryKey: runKey(runId) });
+  }, [serverState, client, runId]);
   if (run.isError)
     return (
       <section className="page">
         <div className="alert">{run.error.message}</div>
       </section>
     );
-  const done = Math.round(progress(view) * 100);
+  const summary = progressSummary(view, serverState);
   const checkpoints = view.epochLogs.size + view.initialEpoch;
   return (
     <section className="page">
@@ -60,13 +64,13 @@ export default function RunPage() {
           {state ?? '…'}
         </span>
         <span className="note" aria-live="polite">
-          {status === 'open' ? (replayed ? 'live' : 'replaying history…') : status}
+          {connectionNote(serverState, status, replayed)}
         </span>
         <span className="spacer" />
         <button
           type="button"
           className="btn btn-danger"
-          disabled={!state || !ACTIVE.has(state) || cancel.isPending}
+          disabled={!isActive(serverState) || cancelRequested}
           onClick={() => cancel.mutate()}
         >
           Cancel
@@ -117,25 +121,20 @@ export default function RunPage() {
       )}
       <div className="card">
         <div className="page-head" style={{ marginBottom: 6 }}>
-          <span>
-            {view.epoch !== null && view.epochs
-              ? `Epoch ${view.epoch + 1} of ${view.epochs}${view.steps ? `, batch ${(view.batch ?? -1) + 1} of ${view.steps}` : ''}`
-              : state === 'queued'
-                ? 'Waiting for a worker…'
-                : 'Evaluating before training…'}
-          </span>
+          <span data-testid="run-progress">{summary.text}</span>
           <span className="spacer" />
-          <span>{done}%</span>
+          {summary.label && <span>{summary.label}</span>}
         </div>
         <div
           className="progress"
           role="progressbar"
           aria-label="Training progress"
-          aria-valuenow={done}
+          aria-valuenow={summary.percent}
           aria-valuemin={0}
           aria-valuemax={100}
+          aria-valuetext={summary.label ? `${summary.label}: ${summary.text}` : summary.text}
         >
-          <div style={{ width: `${done}%` }} />
+          <div style={{ width: `${summary.percent}%` }} />
         </div>
       </div>
       <div className="card">
@@ -145,7 +144,7 @@ export default function RunPage() {
       <div className="grid-2">
         <div className="card">
           <h2>LM usage</h2>
-          <UsagePanel usage={view.usage} />
+          <UsagePanel view={view} active={isActive(serverState)} />
           <h2 style={{ marginTop: 14 }}>Evaluations on the test split</h2>
           <div className="stats">
             <Summary title="Before" summary={view.evaluations.before} />

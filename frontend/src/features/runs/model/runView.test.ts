@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   applyEvent,
+  batchTotals,
   buildView,
   curveGroups,
   emptyView,
@@ -139,5 +140,38 @@ describe('curve groups', () => {
       ['reward', [0.2, 0.4], undefined],
       ['val_reward', [0.1, 0.3], 'dashed'],
     ]);
+  });
+
+  it('tallies batches and failed predictions as batch events arrive, between usage reports', () => {
+    const view = buildView([
+      ev(1, 'train_begin', { epochs: 2, steps: 4, initial_epoch: 0 }),
+      ev(2, 'batch', { epoch: 0, batch: 0, steps: 4, logs: { reward: 0.1 } }),
+      ev(3, 'batch', { epoch: 0, batch: 1, steps: 4, logs: { reward: 0.1, failures: 2 } }),
+      ev(4, 'batch', { epoch: 0, batch: 3, steps: 4, logs: { reward: 0.2, failures: 3 } }),
+      ev(5, 'usage', { calls: 40, total_tokens: 900 }),
+      ev(6, 'batch', { epoch: 1, batch: 0, steps: 4, logs: { failures: 1 } }),
+    ]);
+    expect(batchTotals(view)).toEqual({ batches: 5, failedPredictions: 4 });
+    expect(view.batches.batchesSinceUsage).toBe(1);
+    expect(view.usage?.calls).toBe(40);
+  });
+
+  it('takes the usage a batch event carries, when the server sends it', () => {
+    const view = buildView([
+      ev(1, 'batch', { epoch: 0, batch: 0, steps: 4, logs: {}, usage: { calls: 8, cost: 0.002 } }),
+      ev(2, 'batch', { epoch: 0, batch: 1, steps: 4, logs: {}, usage: { calls: 16, cost: 0.004 } }),
+    ]);
+    expect(view.usage).toMatchObject({ calls: 16, cost: 0.004 });
+    expect(view.batches.batchesSinceUsage).toBe(0);
+  });
+
+  it('counts an epoch redone after a resume once', () => {
+    const view = buildView([
+      ev(1, 'batch', { epoch: 0, batch: 3, steps: 4, logs: { failures: 2 } }),
+      ev(2, 'batch', { epoch: 1, batch: 1, steps: 4, logs: { failures: 5 } }),
+      ev(3, 'resumed', { from_epoch: 1, attempt: 2 }),
+      ev(4, 'batch', { epoch: 1, batch: 0, steps: 4, logs: {} }),
+    ]);
+    expect(batchTotals(view)).toEqual({ batches: 5, failedPredictions: 2 });
   });
 });

@@ -26,6 +26,20 @@ export type Candidate = {
 
 export type EvaluationSummary = Record<string, { mean: number; std: number }>;
 
+/**
+ * What the `batch` events say about the work done, folded as they arrive. The server's
+ * LM usage figures (calls, tokens, cost) come in `usage` events, which StudioCallback sends
+ * at each epoch end only; a `batch` event carries progress and running logs, no usage.
+ */
+export type BatchTally = {
+  /** Training batches done, by epoch (a resumed run redoes an epoch: its last count wins). */
+  batchesByEpoch: Record<number, number>;
+  /** Failed predictions in training, by epoch (the batches' running `failures` log). */
+  failuresByEpoch: Record<number, number>;
+  /** Batches done since the last usage figures arrived. */
+  batchesSinceUsage: number;
+};
+
 export type RunView = {
   state: string | null;
   error: string | null;
@@ -38,6 +52,10 @@ export type RunView = {
   /** Epoch logs by epoch: the last report of an epoch wins (a resumed run redoes one). */
   epochLogs: Map<number, Record<string, number | null>>;
   usage: Usage | null;
+  batches: BatchTally;
+  /** Training ended (`train_end`); `trainCancelled`: it stopped early, on a cancel. */
+  trainEnded: boolean;
+  trainCancelled: boolean;
   /** Trainable variables at the end of each epoch. */
   variables: Map<number, Record<string, Record<string, unknown>>>;
   /** The last population of each variable, with the algorithm that ranked it. */
@@ -58,6 +76,9 @@ export function emptyView(): RunView {
     batch: null,
     epochLogs: new Map(),
     usage: null,
+    batches: { batchesByEpoch: {}, failuresByEpoch: {}, batchesSinceUsage: 0 },
+    trainEnded: false,
+    trainCancelled: false,
     variables: new Map(),
     populations: {},
     candidates: 0,
@@ -79,6 +100,21 @@ function candidateOf(raw: Record<string, unknown>): Candidate {
     kept: typeof raw.kept === 'boolean' ? raw.kept : null,
   };
 }
+
+function usageOf(p: Record<string, unknown>): Usage {
+  return {
+    calls: num(p.calls) ?? 0,
+    prompt_tokens: num(p.prompt_tokens) ?? 0,
+    completion_tokens: num(p.completion_tokens) ?? 0,
+    total_tokens: num(p.total_tokens) ?? 0,
+    cost: num(p.cost) ?? 0,
+    mean_latency_s: num(p.mean_latency_s) ?? 0,
+    failures: num(p.failures) ?? 0,
+  };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Fold one event into the view (returns a new view; the input is not changed). */
 export function applyEvent(view: RunView, event: RunEventLike): RunView {
@@ -102,10 +138,33 @@ export function applyEvent(view: RunView, event: RunEventLike): RunView {
       next.epoch = num(p.epoch);
       next.batch = null;
       break;
-    case 'batch':
+    case 'batch': {
       next.epoch = num(p.epoch);
       next.batch = num(p.batch);
       next.steps = num(p.steps) ?? next.steps;
+      const logs = isRecord(p.logs) ? p.logs : {};
+      const tally = view.batches;
+      next.batches = {
+        batchesByEpoch:
+          next.epoch === null || next.batch === null
+            ? tally.batchesByEpoch
+            : { ...tally.batchesByEpoch, [next.epoch]: next.batch + 1 },
+        failuresByEpoch:
+          next.epoch === null
+            ? tally.failuresByEpoch
+            : { ...tally.failuresByEpoch, [next.epoch]: num(logs.failures) ?? 0 },
+        batchesSinceUsage: tally.batchesSinceUsage + 1,
+      };
+      // A batch that carries the run's usage so far (the same figures as a `usage` event).
+      if (isRecord(p.usage)) {
+        next.usage = usageOf(p.usage);
+        next.batches.batchesSinceUsage = 0;
+      }
+      break;
+    }
+    case 'train_end':
+      next.trainEnded = true;
+      next.trainCancelled = p.cancelled === true;
       break;
     case 'epoch': {
       const epochLogs = new Map(view.epochLogs);
@@ -126,15 +185,8 @@ export function applyEvent(view: RunView, event: RunEventLike): RunView {
       break;
     }
     case 'usage':
-      next.usage = {
-        calls: num(p.calls) ?? 0,
-        prompt_tokens: num(p.prompt_tokens) ?? 0,
-        completion_tokens: num(p.completion_tokens) ?? 0,
-        total_tokens: num(p.total_tokens) ?? 0,
-        cost: num(p.cost) ?? 0,
-        mean_latency_s: num(p.mean_latency_s) ?? 0,
-        failures: num(p.failures) ?? 0,
-      };
+      next.usage = usageOf(p);
+      next.batches = { ...view.batches, batchesSinceUsage: 0 };
       break;
     case 'optimizer':
       if (p.event === 'candidate') next.candidates = view.candidates + 1;
@@ -159,6 +211,19 @@ export function applyEvent(view: RunView, event: RunEventLike): RunView {
       return next;
   }
   return next;
+}
+
+/** Training batches done and failed predictions, over every epoch so far. */
+export function batchTotals(view: Pick<RunView, 'batches'>): {
+  batches: number;
+  failedPredictions: number;
+} {
+  const sum = (values: Record<number, number>) =>
+    Object.values(values).reduce((total, value) => total + value, 0);
+  return {
+    batches: sum(view.batches.batchesByEpoch),
+    failedPredictions: sum(view.batches.failuresByEpoch),
+  };
 }
 
 export function buildView(events: RunEventLike[]): RunView {

@@ -1,0 +1,160 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { MemoryRouter, Route, Routes } from 'react-router';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { mockFetch } from '@/test/fetchMock';
+import type { RunEvents } from './hooks/useRunEvents';
+import { buildView } from './model/runView';
+import RunPage from './RunPage';
+
+// The page reads one hook for every event: here the test hands it the events.
+let events: RunEvents;
+vi.mock('./hooks/useRunEvents', () => ({ useRunEvents: () => events }));
+// Charts draw on a canvas jsdom does not have; they are not what this test is about.
+vi.mock('./components/EpochCharts', () => ({ EpochCharts: () => null }));
+
+const ev = (seq: number, kind: string, payload: Record<string, unknown>) => ({
+  seq,
+  kind,
+  payload,
+});
+
+// Five epochs of eight batches, now at the third batch of the second epoch.
+const running = [
+  ev(1, 'state', { state: 'running' }),
+  ev(2, 'train_begin', { epochs: 5, steps: 8, initial_epoch: 0 }),
+  ev(3, 'epoch_begin', { epoch: 0 }),
+  ev(4, 'batch', { epoch: 0, batch: 7, steps: 8, logs: { failures: 1 } }),
+  ev(5, 'epoch', { epoch: 0, logs: { reward: 0.5 } }),
+  ev(6, 'usage', { calls: 64, total_tokens: 5000 }),
+  ev(7, 'epoch_begin', { epoch: 1 }),
+  ev(8, 'batch', { epoch: 1, batch: 0, steps: 8, logs: {} }),
+  ev(9, 'batch', { epoch: 1, batch: 1, steps: 8, logs: {} }),
+  ev(10, 'batch', { epoch: 1, batch: 2, steps: 8, logs: {} }),
+];
+
+const row = (state: string, cancelRequested = false) => ({
+  id: 3,
+  name: 'demo',
+  state,
+  cancel_requested: cancelRequested,
+  usage: {},
+});
+
+function show(list: typeof running, status: RunEvents['status'] = 'open') {
+  events = { view: buildView(list), status, replayed: true };
+}
+
+function renderRun(client: QueryClient) {
+  return render(
+    <QueryClientProvider client={client}>
+      <MemoryRouter initialEntries={['/runs/3']}>
+        <Routes>
+          <Route path="/runs/:runId" element={<RunPage />} />
+        </Routes>
+      </MemoryRouter>
+    </QueryClientProvider>,
+  );
+}
+
+beforeEach(() => {
+  document.cookie = 'csrftoken=t; path=/';
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe('RunPage', () => {
+  it('is live while running, says cancelling at once, then where the run stopped', async () => {
+    const user = userEvent.setup();
+    let release: () => void = () => {};
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
+    // The cancel request hangs until the test lets it answer: the page must not wait for it.
+    const fetchStub = globalThis.fetch;
+    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = input instanceof Request ? input : new Request(String(input), init);
+      if (request.method === 'POST' && request.url.endsWith('/api/runs/3/cancel/')) {
+        await answered;
+        return new Response(JSON.stringify(row('running', true)), {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+        });
+      }
+      return fetchStub(input, init);
+    });
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    show(running);
+    const page = renderRun(client);
+    await waitFor(() => expect(screen.getByText('Run #3 — demo')).toBeInTheDocument());
+    expect(screen.getByText('live', { exact: true })).toBeInTheDocument();
+    expect(screen.getByTestId('run-progress')).toHaveTextContent('Epoch 2 of 5, batch 3 of 8');
+
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.getByTestId('run-state')).toHaveTextContent('cancelling');
+    expect(screen.getByRole('button', { name: 'Cancel' })).toBeDisabled();
+    release();
+
+    // The worker stops after the batch; the final state arrives as an event.
+    show([
+      ...running,
+      ev(11, 'epoch', { epoch: 1, logs: { reward: 0.55 } }),
+      ev(12, 'train_end', { logs: {}, cancelled: true }),
+      ev(13, 'state', { state: 'cancelled' }),
+    ]);
+    page.rerender(
+      <QueryClientProvider client={client}>
+        <MemoryRouter initialEntries={['/runs/3']}>
+          <Routes>
+            <Route path="/runs/:runId" element={<RunPage />} />
+          </Routes>
+        </MemoryRouter>
+      </QueryClientProvider>,
+    );
+    expect(screen.getByTestId('run-state')).toHaveTextContent('cancelled');
+    expect(screen.queryByText('live', { exact: true })).not.toBeInTheDocument();
+    expect(screen.getByTestId('run-progress')).toHaveTextContent(
+      'Stopped at epoch 2 of 5, batch 3 of 8',
+    );
+    expect(screen.queryByText(/^\d+%$/)).not.toBeInTheDocument();
+    expect(screen.getByRole('progressbar', { name: 'Training progress' })).toHaveAttribute(
+      'aria-valuetext',
+      'Stopped at epoch 2 of 5, batch 3 of 8',
+    );
+  });
+
+  it('counts the batches trained since the last usage figures', async () => {
+    mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
+    show(running);
+    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    const usage = await screen.findByLabelText('LM usage');
+    expect(within(usage).getByTestId('usage-calls')).toHaveTextContent('64');
+    expect(within(usage).getByTestId('usage-batches')).toHaveTextContent('11');
+    expect(usage).toHaveTextContent('1 failed prediction');
+    expect(screen.getByTestId('usage-pending')).toHaveTextContent(
+      '3 batches trained since these figures',
+    );
+  });
+
+  it('keeps a wide population inside its card, scrolling', async () => {
+    mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
+    const id = 'generator/state#candidate-with-a-very-long-identifier-0123456789abcdef';
+    show([
+      ...running,
+      ev(11, 'optimizer', {
+        event: 'population',
+        variable: 'generator/state',
+        epoch: 0,
+        algorithm: 'dns',
+        population: [{ id, reward: 0.5, score: 0.2, parents: [id, id], operation: 'crossover' }],
+      }),
+    ]);
+    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    const scroller = await screen.findByRole('region', {
+      name: 'generator/state population, scrollable',
+    });
+    expect(scroller).toHaveAttribute('tabindex', '0');
+    expect(
+      within(scroller).getByRole('table', { name: 'Population of generator/state' }),
+    ).toHaveTextContent('crossover');
+  });
+});

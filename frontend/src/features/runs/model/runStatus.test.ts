@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { connectionNote, progressSummary, shownState } from './runStatus';
+import { buildView } from './runView';
+
+const ev = (seq: number, kind: string, payload: Record<string, unknown>) => ({
+  seq,
+  kind,
+  payload,
+});
+
+// Five epochs of eight batches; the run got to the third batch of the second epoch.
+const midway = [
+  ev(1, 'state', { state: 'running' }),
+  ev(2, 'train_begin', { epochs: 5, steps: 8, initial_epoch: 0 }),
+  ev(3, 'epoch_begin', { epoch: 0 }),
+  ev(4, 'batch', { epoch: 0, batch: 7, steps: 8, logs: {} }),
+  ev(5, 'epoch', { epoch: 0, logs: { reward: 0.5 } }),
+  ev(6, 'epoch_begin', { epoch: 1 }),
+  ev(7, 'batch', { epoch: 1, batch: 2, steps: 8, logs: {} }),
+];
+
+describe('shownState', () => {
+  it('says cancelling from the cancel until the server reports a final state', () => {
+    expect(shownState('running', false)).toBe('running');
+    expect(shownState('running', true)).toBe('cancelling');
+    expect(shownState('queued', true)).toBe('cancelling');
+    expect(shownState('cancelled', true)).toBe('cancelled');
+    expect(shownState('succeeded', true)).toBe('succeeded');
+    expect(shownState(null, true)).toBeNull();
+  });
+});
+
+describe('connectionNote', () => {
+  it('says live only while the run can change and the socket is open and caught up', () => {
+    expect(connectionNote('running', 'open', true)).toBe('live');
+    expect(connectionNote('queued', 'open', true)).toBe('live');
+    expect(connectionNote(null, 'open', true)).toBe('live');
+    expect(connectionNote('running', 'open', false)).toBe('replaying history…');
+    expect(connectionNote('running', 'connecting', false)).toBe('connecting');
+    expect(connectionNote('running', 'closed', true)).toBe('closed');
+  });
+
+  it('says nothing once the run has ended, bar a socket the server refused', () => {
+    for (const state of ['succeeded', 'failed', 'cancelled']) {
+      expect(connectionNote(state, 'open', true)).toBeNull();
+      expect(connectionNote(state, 'closed', true)).toBeNull();
+    }
+    expect(connectionNote('succeeded', 'open', false)).toBe('replaying history…');
+    expect(connectionNote('succeeded', 'forbidden', false)).toBe('forbidden');
+  });
+});
+
+describe('progressSummary', () => {
+  it('shows where a running run is, and its percentage', () => {
+    const summary = progressSummary(buildView(midway), 'running');
+    expect(summary.text).toBe('Epoch 2 of 5, batch 3 of 8');
+    // One epoch and 3/8 of the next, of five: 27.5%.
+    expect(summary).toMatchObject({ percent: 28, label: '28%' });
+  });
+
+  it('says where a cancelled run stopped instead of a percentage', () => {
+    const view = buildView([
+      ...midway,
+      ev(8, 'epoch', { epoch: 1, logs: { reward: 0.6 } }),
+      ev(9, 'train_end', { logs: {}, cancelled: true }),
+      ev(10, 'state', { state: 'cancelled' }),
+    ]);
+    const summary = progressSummary(view, 'cancelled');
+    expect(summary.text).toBe('Stopped at epoch 2 of 5, batch 3 of 8');
+    expect(summary.label).toBeNull();
+    expect(summary.percent).toBeLessThan(100);
+  });
+
+  it('tells a run stopped before training, or during the last evaluation', () => {
+    expect(
+      progressSummary(buildView([ev(1, 'state', { state: 'cancelled' })]), 'cancelled').text,
+    ).toBe('Stopped before training');
+    const trained = buildView([
+      ...midway,
+      ev(8, 'train_end', { logs: {}, cancelled: false }),
+      ev(9, 'state', { state: 'failed' }),
+    ]);
+    expect(progressSummary(trained, 'failed').text).toBe(
+      'Failed after training (epoch 2 of 5, batch 3 of 8), during the evaluation after it',
+    );
+  });
+
+  it('fills the bar of a run that succeeded', () => {
+    const view = buildView([...midway, ev(8, 'state', { state: 'succeeded' })]);
+    expect(progressSummary(view, 'succeeded')).toEqual({
+      text: 'Trained 5 epochs',
+      percent: 100,
+      label: '100%',
+    });
+  });
+
+  it('says what comes before the first epoch', () => {
+    expect(progressSummary(buildView([]), 'queued').text).toBe('Waiting for a worker…');
+    expect(progressSummary(buildView([]), 'running').text).toBe('Evaluating before training…');
+  });
+});

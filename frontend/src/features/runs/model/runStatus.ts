@@ -1,0 +1,78 @@
+/**
+ * What the run page's header and progress bar say: the state shown (with "cancelling"
+ * between a cancel and the server's final state), whether the page is live, and how far
+ * training got. Pure, from the event view and the run's row.
+ */
+import type { RunSocketStatus } from '@/lib/realtime/runSocket';
+import { progress, type RunView } from './runView';
+
+/** States in which the run can still change. */
+export const ACTIVE_STATES: ReadonlySet<string> = new Set(['queued', 'running']);
+
+export function isActive(state: string | null): boolean {
+  return state !== null && ACTIVE_STATES.has(state);
+}
+
+/**
+ * The state to show: the server's, except "cancelling" while a cancel was asked for
+ * (by this page, or already on the row) and the run has not reached a final state yet.
+ */
+export function shownState(state: string | null, cancelRequested: boolean): string | null {
+  return cancelRequested && isActive(state) ? 'cancelling' : state;
+}
+
+/**
+ * The note beside the state: "live" only while the run can still change and the socket
+ * is open with the history replayed; nothing once the run has ended (its page is final).
+ */
+export function connectionNote(
+  state: string | null,
+  status: RunSocketStatus,
+  replayed: boolean,
+): string | null {
+  if (status === 'open' && !replayed) return 'replaying history…';
+  if (state !== null && !isActive(state))
+    return status === 'open' || status === 'closed' ? null : status;
+  return status === 'open' ? 'live' : status;
+}
+
+export type ProgressSummary = {
+  /** The line above the bar. */
+  text: string;
+  /** The bar's fill, 0-100. */
+  percent: number;
+  /** The figure at the right of the line; null when the text says where the run stopped. */
+  label: string | null;
+};
+
+function position(view: RunView): string {
+  if (view.epoch === null || !view.epochs) return '';
+  const epoch = `epoch ${view.epoch + 1} of ${view.epochs}`;
+  return view.steps && view.batch !== null
+    ? `${epoch}, batch ${view.batch + 1} of ${view.steps}`
+    : epoch;
+}
+
+/** The progress line and bar of a run, in words where a percentage would mislead. */
+export function progressSummary(view: RunView, state: string | null): ProgressSummary {
+  const percent = Math.round(progress(view) * 100);
+  const where = position(view);
+  if (state === 'cancelled' || state === 'failed') {
+    const verb = state === 'cancelled' ? 'Stopped' : 'Failed';
+    let text: string;
+    if (view.trainEnded && !view.trainCancelled)
+      text = `${verb} after training (${where}), during the evaluation after it`;
+    else if (where) text = `${verb} at ${where}`;
+    else text = `${verb} before training`;
+    return { text, percent, label: null };
+  }
+  if (state === 'succeeded') {
+    const epochs = view.epochs ? `${view.epochs} epoch${view.epochs === 1 ? '' : 's'}` : 'all';
+    return { text: `Trained ${epochs}`, percent: 100, label: '100%' };
+  }
+  let text: string;
+  if (where) text = where.charAt(0).toUpperCase() + where.slice(1);
+  else if (state === 'queued') text = 'Waiting for a worker…';
+  else text = 'Evaluating before training…';
+  return { text, percent, label: `${percent}%` };
+}
