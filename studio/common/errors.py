@@ -1,8 +1,19 @@
 """One error format, ``{"errors": [{"path", "message"}]}``, and the API's error handlers.
 
-`exception_handler` is DRF's handler plus: a request nested too deeply for Python
-to walk answers 400 instead of 500. `handler404` / `handler500` (wired in
-``studio.urls``) answer JSON on /api/ paths; other paths keep Django's pages.
+`exception_handler` is the one DRF exception handler. Besides DRF's own
+exceptions it answers:
+
+- a `studio.common.exceptions.DomainError` (what services raise) with its
+  ``status``; a Django ``ValidationError`` (keyed by field path) as a 400;
+- a request nested too deeply for Python to walk as a 400 instead of a 500.
+
+The body is DRF's shape (``{"field.path": ["message"]}``, ``{"detail": "message"}``
+for a problem with the whole request), except in the actions a view lists in
+``field_errors_actions``: those document their 400s with `FieldErrorsSerializer`
+and answer every 400, request errors included, as ``{"errors": [{path, message}]}``.
+
+`handler404` / `handler500` (wired in ``studio.urls``) answer JSON on /api/ paths;
+other paths keep Django's pages.
 """
 
 from __future__ import annotations
@@ -10,12 +21,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from studio.common.exceptions import DomainError
 from studio.common.jsondepth import MAX_DEPTH
 
 logger = logging.getLogger(__name__)
@@ -50,29 +63,51 @@ def flatten(detail: Any, prefix: str = "") -> list[dict[str, str]]:
     return [{"path": prefix, "message": str(detail)}]
 
 
-def field_errors_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """`exception_handler`, with every 400 in the `FieldErrorsSerializer` format.
+def domain_error_detail(error: DomainError) -> dict[str, Any]:
+    """A domain error in DRF's shape: ``{"detail": message}`` for one problem with the
+    whole request, else ``{path: [messages]}`` (``non_field_errors`` for the whole)."""
+    if len(error.errors) == 1 and not error.path:
+        return {"detail": error.errors[0].message}
+    detail: dict[str, list[str]] = {}
+    for problem in error.errors:
+        detail.setdefault(problem.path or "non_field_errors", []).append(problem.message)
+    return detail
 
-    For views whose schema documents their 400s with `FieldErrorsSerializer`
-    (set ``get_exception_handler`` to return this).
-    """
-    response = exception_handler(exc, context)
-    if response is not None and response.status_code == status.HTTP_400_BAD_REQUEST:
-        data = response.data
-        if not (isinstance(data, dict) and set(data) == {"errors"}):
-            response.data = {"errors": flatten(data)}
-    return response
+
+def _answers_field_errors(context: dict[str, Any]) -> bool:
+    view = context.get("view")
+    return getattr(view, "action", None) in getattr(view, "field_errors_actions", ())
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler; a RecursionError (input nested too deeply) answers 400."""
-    if isinstance(exc, RecursionError):
+    """The API's exception handler (``REST_FRAMEWORK["EXCEPTION_HANDLER"]``)."""
+    return _handle(exc, context, field_errors=_answers_field_errors(context))
+
+
+def field_errors_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """`exception_handler`, with every 400 in the `FieldErrorsSerializer` format."""
+    return _handle(exc, context, field_errors=True)
+
+
+def _handle(exc: Exception, context: dict[str, Any], *, field_errors: bool) -> Response | None:
+    if isinstance(exc, DjangoValidationError):
+        exc = DomainError.from_django(exc)
+    if isinstance(exc, DomainError):
+        response: Response | None = Response(domain_error_detail(exc), status=exc.status)
+    elif isinstance(exc, RecursionError):
         logger.warning("request nested too deeply: %s", context.get("request"))
-        return Response(
+        response = Response(
             {"detail": f"the request is nested too deeply (the limit is {MAX_DEPTH} levels)"},
             status=status.HTTP_400_BAD_REQUEST,
         )
-    return drf_exception_handler(exc, context)
+    else:
+        response = drf_exception_handler(exc, context)
+    if field_errors and response is not None and response.status_code == 400:
+        if isinstance(exc, DomainError):  # its own order, not grouped by path
+            response.data = {"errors": [problem.as_json() for problem in exc.errors]}
+        elif not (isinstance(response.data, dict) and set(response.data) == {"errors"}):
+            response.data = {"errors": flatten(response.data)}
+    return response
 
 
 def _is_api(request: HttpRequest) -> bool:

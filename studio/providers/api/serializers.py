@@ -59,7 +59,7 @@ class ProviderSerializer(serializers.ModelSerializer[Provider]):
                 params=attrs.get("params", instance.params if instance else {}),
             )
         except services.ProviderError as error:
-            raise serializers.ValidationError({error.field or "params": [str(error)]}) from None
+            raise serializers.ValidationError({error.path or "params": [str(error)]}) from None
         return attrs
 
 

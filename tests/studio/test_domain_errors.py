@@ -1,0 +1,36 @@
+"""Each domain error a service raises answers through a real endpoint with its status and body.
+
+Services raise the errors of their app's ``exceptions.py`` (bases in
+`studio.common.exceptions`); the one exception handler answers them in DRF's
+shape (``{"path": ["message"]}``, ``{"detail": "message"}`` for the whole
+request) or, in the actions documenting `FieldErrors`, as ``{"errors": [...]}``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from studio.common.exceptions import Conflict, DomainError, FieldError, TooLarge
+from studio.providers.exceptions import ProviderError
+
+pytestmark = pytest.mark.django_db
+
+
+def test_domain_errors_carry_their_status_and_problems():
+    assert (DomainError.status, Conflict.status, TooLarge.status) == (400, 409, 413)
+    single = DomainError("must be >= 1, got 0", path="limit")
+    assert single.errors == [FieldError("limit", "must be >= 1, got 0")]
+    assert str(single) == "must be >= 1, got 0"
+    many = DomainError([FieldError("a", "x"), FieldError("", "y")])
+    assert str(many) == "a: x; y"
+    with pytest.raises(ValueError, match="at least one problem"):
+        DomainError([])
+
+
+def test_provider_error_answers_400_at_its_path(api):
+    assert issubclass(ProviderError, DomainError)
+    body = {"name": "p", "model": "openai/gpt-4o-mini", "params": {"api_key": "sk-x"}}
+    response = api.post("/api/providers/", body, format="json")
+    assert response.status_code == 400
+    assert list(response.json()) == ["params.api_key"]
+    assert "not allowed" in response.json()["params.api_key"][0]
