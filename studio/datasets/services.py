@@ -37,6 +37,7 @@ from pydantic import ConfigDict
 
 from optimizer_core import datasets as builtin_datasets
 from optimizer_core.datamodels import DataModel, data_model_from_schema
+from studio.celery import enqueue
 from studio.common.jsondepth import MAX_DEPTH, TooDeep, exceeds_depth, loads
 from studio.datasets.models import Dataset
 
@@ -46,6 +47,9 @@ JsonDict = dict[str, Any]
 
 ERROR_CAP = 1000
 """At most this many row errors are stored; ``error_count`` keeps the total."""
+
+VALIDATE_DATASET_TASK = "datasets.validate_dataset"
+"""The task that validates an upload (`tasks.validate_dataset`), queued by name: it calls us."""
 
 SPLITS = ("train", "test", "all")
 _INPUT_PREFIX = "in__"
@@ -761,10 +765,8 @@ def create_dataset_from_upload(
 
 def enqueue_validation(dataset_id: int) -> None:
     """Queue `validate_dataset` for a dataset (called after the commit)."""
-    from studio.datasets.tasks import validate_dataset as validate_task
-
     try:
-        validate_task.delay(dataset_id)
+        enqueue(VALIDATE_DATASET_TASK, dataset_id)
     except Exception:  # the row is committed; it stays "uploaded" and can be revalidated
         logger.exception("dataset %s: could not queue its validation", dataset_id)
 

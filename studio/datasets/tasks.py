@@ -12,7 +12,7 @@ from studio.datasets.models import Dataset
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="datasets.validate_dataset")
+@shared_task(name=services.VALIDATE_DATASET_TASK)
 def validate_dataset(dataset_id: int) -> str:
     """Validate every row of a dataset; returns its resulting status.
 

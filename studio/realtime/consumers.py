@@ -30,7 +30,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from studio.common.jsondepth import loads
 from studio.realtime.auth import user_for_token
-from studio.realtime.groups import run_group
+from studio.runs.groups import run_group
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404

@@ -31,7 +31,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.layers import InMemoryChannelLayer
 
-from studio.realtime.groups import run_id_of_group
+from studio.runs.groups import run_id_of_group
 
 POLL_BATCH = 500
 

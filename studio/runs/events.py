@@ -18,7 +18,7 @@ from channels.layers import get_channel_layer
 from django.db import IntegrityError, OperationalError, transaction
 from django.db.models import Max
 
-from studio.realtime.groups import RUN_EVENT_TYPE, run_group
+from studio.runs.groups import RUN_EVENT_TYPE, run_group
 from studio.runs.models import Run, RunEvent
 
 logger = logging.getLogger(__name__)

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from studio.celery import enqueue
 from studio.programs.services import validate_document
 from studio.runs.config import validate_compile_config, validate_fit_config
 from studio.runs.events import emit_sync
@@ -47,10 +48,12 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _enqueue(run_id: int) -> None:
-    from studio.runs.tasks import run_training
+RUN_TRAINING_TASK = "runs.run_training"
+"""The task that trains a run (`tasks.run_training`), queued by name: tasks call services."""
 
-    transaction.on_commit(lambda: run_training.delay(run_id))
+
+def _enqueue(run_id: int) -> None:
+    transaction.on_commit(lambda: enqueue(RUN_TRAINING_TASK, run_id))
 
 
 def _check_owned(obj: Any, owner: Any, field: str, owner_of: Any) -> None:

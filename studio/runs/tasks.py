@@ -8,23 +8,22 @@ from typing import Any
 from celery import shared_task
 from celery.signals import worker_ready
 
+from studio.runs import services
+from studio.runs.training import execute_run
+
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="runs.run_training", acks_late=True, reject_on_worker_lost=True)
+@shared_task(name=services.RUN_TRAINING_TASK, acks_late=True, reject_on_worker_lost=True)
 def run_training(run_id: int) -> None:
     """Train run ``run_id`` (claims it first; resumes from its last checkpoint)."""
-    from studio.runs.training import execute_run
-
     execute_run(run_id)
 
 
 @shared_task(name="runs.sweep_stale_runs")
 def sweep_stale_runs() -> list[int]:
     """Re-queue running runs whose worker stopped sending heartbeats."""
-    from studio.runs.services import sweep_stale_runs as sweep
-
-    return sweep()
+    return services.sweep_stale_runs()
 
 
 @worker_ready.connect

@@ -11,9 +11,9 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
-from studio.realtime.groups import run_group
 from studio.realtime.routing import websocket_urlpatterns
 from studio.runs.events import emit_sync, event_message, record_event
+from studio.runs.groups import run_group
 from studio.runs.models import Run, RunEvent
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_version
 

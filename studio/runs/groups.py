@@ -1,4 +1,10 @@
-"""Channel-layer group names and the message type a run's events travel as."""
+"""Channel-layer group names and the message type a run's events travel as.
+
+The runs app owns them: `events` sends on a run's group, and the realtime app
+(consumers, the embedded layer) reads the same names, so realtime depends on
+runs and never the other way. No Django import here: the channel layer loads
+this before the apps are ready.
+"""
 
 from __future__ import annotations
 
