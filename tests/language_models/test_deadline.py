@@ -54,7 +54,7 @@ async def test_a_retry_after_beyond_the_budget_fails_at_once_instead_of_waiting(
 
     lm = FakeLanguageModel(responder=busy, total_timeout=5.0)
     started = time.perf_counter()
-    with pytest.raises(LanguageModelTimeout, match="did not answer within 5 s.*slow down"):
+    with pytest.raises(LanguageModelTimeout, match=r"did not answer within 5 s.*slow down"):
         await lm(MESSAGES)
     assert time.perf_counter() - started < 1.0
     assert lm.usage.records[-1].attempts == 1
