@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from studio.common.fields import JSONField
 from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
 from studio.providers.models import Provider
+from studio.runs.lineage import inherited_epochs
 from studio.runs.models import Checkpoint, Run, RunEvent
 
 
@@ -60,10 +62,24 @@ class RunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class InheritedEpochSerializer(serializers.Serializer):
+    epoch = serializers.IntegerField(help_text="0-based, as in `epoch` events")
+    run = serializers.IntegerField(help_text="the ancestor that trained this epoch")
+    logs = serializers.DictField(help_text="the epoch's logs (its checkpoint's)")
+
+
 class RunDetailSerializer(RunSerializer):
+    inherited_epochs = serializers.SerializerMethodField(
+        help_text="a fork's history: the epochs its ancestors trained before the fork point"
+    )
+
     class Meta(RunSerializer.Meta):
-        fields = [*RunSerializer.Meta.fields, "trained_document"]
+        fields = [*RunSerializer.Meta.fields, "trained_document", "inherited_epochs"]
         read_only_fields = fields
+
+    @extend_schema_field(InheritedEpochSerializer(many=True))
+    def get_inherited_epochs(self, run: Run) -> list[dict[str, Any]]:
+        return inherited_epochs(run)
 
 
 class RunCreateSerializer(serializers.Serializer):

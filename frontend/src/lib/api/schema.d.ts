@@ -741,6 +741,16 @@ export interface components {
             document?: unknown;
             layout?: unknown;
         };
+        InheritedEpoch: {
+            /** @description 0-based, as in `epoch` events */
+            epoch: number;
+            /** @description the ancestor that trained this epoch */
+            run: number;
+            /** @description the epoch's logs (its checkpoint's) */
+            logs: {
+                [key: string]: unknown;
+            };
+        };
         /**
          * @description * `language` - Language
          *     * `embedding` - Embedding
@@ -1025,6 +1035,8 @@ export interface components {
             readonly heartbeat_at: string | null;
             /** @description Program.to_json() at the end */
             readonly trained_document: unknown;
+            /** @description a fork's history: the epochs its ancestors trained before the fork point */
+            readonly inherited_epochs: components["schemas"]["InheritedEpoch"][];
         };
         RunEvent: {
             readonly seq: number;
