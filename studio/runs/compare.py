@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.programs.services import load_program
+from studio.programs.documents import load_program
 from studio.runs.models import Run, RunEvent
 
 

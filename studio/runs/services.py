@@ -19,7 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from studio.celery import enqueue
-from studio.programs.services import validate_document
+from studio.programs.documents import validate_document
 from studio.runs.config import validate_compile_config, validate_fit_config
 from studio.runs.events import emit_sync
 from studio.runs.models import Checkpoint, Run

@@ -1,10 +1,11 @@
-"""Training one run: what the Celery task does, and the callback that reports it.
+"""Training one run: what the Celery task does.
 
 `execute_run(run_id)` claims a queued run, rebuilds its program from JSON (the
 program version's document, a fork's starting document, or the run's last
 checkpoint when it resumes after a lost worker), points every Generator at the
 run's provider, evaluates the program on the test split N times, fits it with a
-`StudioCallback`, evaluates it N times again and stores the trained document.
+`StudioCallback` (`studio.runs.callback`), evaluates it N times again and stores
+the trained document.
 
 Every event goes through `studio.runs.events.emit`: a `RunEvent` row, then a
 channel-layer message. The async training code reaches the database through
@@ -18,50 +19,25 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import math
 from typing import Any
 
 import numpy as np
 from asgiref.sync import async_to_sync, sync_to_async
-from django.utils import timezone
 
 from optimizer_core.callbacks import Callback
-from optimizer_core.datamodels import to_json
 from optimizer_core.exceptions import AuthenticationError, LanguageModelError
 from optimizer_core.programs import Program
-from studio.programs.services import load_program
+from studio.programs.documents import load_program
 from studio.providers.redaction import redact
 from studio.runs import adapters, services
+from studio.runs.callback import RunCancelled, StudioCallback, jsonable
 from studio.runs.config import build_compile_objects, needs_embedding_model
-from studio.runs.events import emit
-from studio.runs.models import Checkpoint, Run
+from studio.runs.models import Run
 
 logger = logging.getLogger(__name__)
 
 State = Run.State
 MAX_STORED_EXAMPLES = 1000
-
-
-class RunCancelled(Exception):
-    """The user cancelled the run while it was evaluating."""
-
-
-def jsonable(value: Any) -> Any:
-    """A copy of ``value`` that any JSON column accepts (NaN / inf become None)."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, bool | int | str) or value is None:
-        return value
-    if isinstance(value, float | np.floating):
-        number = float(value)
-        return number if math.isfinite(number) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    with contextlib.suppress(TypeError):
-        return jsonable(to_json(value))
-    return str(value)
 
 
 # The program -----------------------------------------------------------------------------------
@@ -85,65 +61,41 @@ def build_program(
     """
     state = document.get("optimizer_state")
     program = load_program({**document, "compile_config": None, "optimizer_state": None})
-    for module in program.modules:
-        if getattr(module, "language_model", None) is not None:
-            module.language_model = language_model
+    program.set_language_model(language_model)
     program.compile(**build_compile_objects(compile_config, language_model, embedding_model))
     if restore_optimizer_state and state and program.optimizer is not None:
         program.optimizer.set_state(state)
     return program
 
 
-async def evaluate_with_examples(
-    program: Program,
-    x: list[Any],
-    y: list[Any],
-    *,
-    batch_size: int,
-    callbacks: list[Callback] | None = None,
-    language_model: Any = None,
-) -> tuple[dict[str, float], list[dict[str, Any]]]:
-    """Score the program on (x, y): the `evaluate` figures plus each row's result.
+class _StopWhenTheModelFails(Callback):
+    """Ends an evaluation with the model's error once every row of a batch failed because of it.
+
+    As `fit` does, rather than wait out each remaining batch of a provider that is down.
 
     Args:
-        language_model: the program's model; when every prediction of a batch fails
-            because of it, the evaluation stops with its error (as `fit` does) rather
-            than wait out each remaining batch of a provider that is down.
-
-    Returns:
-        ``({"reward": mean, <metric>: value, ["failures": n]}, [{input, expected,
-        output, reward}, ...])``.
+        language_model: the program's model.
+        rows: the rows evaluated.
+        batch_size: rows per batch.
     """
-    assert program.reward is not None
-    outputs: list[Any] = []
-    for start in range(0, len(x), batch_size):
-        failed_calls = language_model.usage.failures if language_model is not None else 0
-        batch = list(
-            await program.predict(
-                x[start : start + batch_size], batch_size=batch_size, verbose=0, callbacks=callbacks
-            )
-        )
-        if language_model is not None and all(output is None for output in batch):
-            _raise_if_the_model_failed(language_model, failed_calls, len(batch))
-        outputs.extend(batch)
-    rewards = await asyncio.gather(
-        *(program.reward(target, output) for target, output in zip(y, outputs, strict=True))
-    )
-    for metric in program.metrics:
-        metric.reset_state()
-        for target, output in zip(y, outputs, strict=True):
-            await metric.update_state(target, output)
-    logs: dict[str, float] = {"reward": float(np.mean(rewards)) if rewards else 0.0}
-    for name, metric in zip(program.metric_names(), program.metrics, strict=True):
-        logs[name] = float(metric.result())
-    failures = sum(output is None for output in outputs)
-    if failures:
-        logs["failures"] = failures
-    examples = [
-        {"input": xi, "expected": yi, "output": to_json(out), "reward": float(r)}
-        for xi, yi, out, r in zip(x, y, outputs, rewards, strict=True)
-    ]
-    return logs, examples
+
+    def __init__(self, language_model: Any, *, rows: int, batch_size: int) -> None:
+        super().__init__()
+        self.language_model = language_model
+        self.rows = rows
+        self.batch_size = batch_size
+        self.failed_calls = 0
+        self.failures = 0
+
+    def on_test_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        self.failed_calls = self.language_model.usage.failures
+
+    def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        failures = int((logs or {}).get("failures", 0))
+        in_batch = min(self.batch_size, self.rows - batch * self.batch_size)
+        if failures - self.failures >= in_batch:
+            _raise_if_the_model_failed(self.language_model, self.failed_calls, in_batch)
+        self.failures = failures
 
 
 def _raise_if_the_model_failed(language_model: Any, failed_calls_before: int, rows: int) -> None:
@@ -166,141 +118,6 @@ def summarize(runs: list[dict[str, float]]) -> dict[str, dict[str, float]]:
         values = np.array([float(logs.get(key, 0.0)) for logs in runs])
         summary[key] = {"mean": float(values.mean()), "std": float(values.std())}
     return summary
-
-
-# Usage -----------------------------------------------------------------------------------------
-
-_SUMMED = (
-    "calls",
-    "failures",
-    "retries",
-    "cached_calls",
-    "prompt_tokens",
-    "completion_tokens",
-    "total_tokens",
-    "cost",
-    "total_latency_s",
-)
-
-
-def combined_usage(models: list[Any], base: dict[str, Any]) -> dict[str, Any]:
-    """The models' `Usage.snapshot()` added to what earlier attempts of the run spent."""
-    total: dict[str, Any] = {key: base.get(key, 0) for key in _SUMMED}
-    total["max_in_flight"] = int(base.get("max_in_flight", 0))
-    for model in models:
-        snapshot = model.usage.snapshot()
-        for key in _SUMMED:
-            total[key] += snapshot.get(key, 0)
-        total["max_in_flight"] = max(total["max_in_flight"], snapshot.get("max_in_flight", 0))
-    calls = total["calls"]
-    total["mean_latency_s"] = total["total_latency_s"] / calls if calls else 0.0
-    return jsonable(total)
-
-
-# The callback ----------------------------------------------------------------------------------
-
-
-class StudioCallback(Callback):
-    """Reports a run's training as `RunEvent`s, checkpoints each epoch, obeys cancel.
-
-    Events (``kind``: payload): ``train_begin``, ``epoch_begin``, ``batch`` (progress
-    and running logs), ``optimizer`` (an optimizer's candidates and populations),
-    ``epoch`` (the epoch's logs), ``variables`` (trainable values at epoch end),
-    ``checkpoint``, ``usage``, ``train_end``. Every batch end refreshes the run's
-    heartbeat and reads ``cancel_requested``; when set, training stops after the batch.
-
-    Args:
-        run_id: the run reported on.
-        initial_epoch: the epoch training starts from (resume, fork).
-        language_models: the models whose usage is reported.
-        usage_base: usage spent by earlier attempts of this run.
-    """
-
-    def __init__(
-        self,
-        run_id: int,
-        *,
-        initial_epoch: int = 0,
-        language_models: list[Any] | None = None,
-        usage_base: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__()
-        self.run_id = run_id
-        self.initial_epoch = initial_epoch
-        self.language_models = list(language_models or [])
-        self.usage_base = dict(usage_base or {})
-        self.epoch = initial_epoch
-        self.cancelled = False
-
-    async def emit(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return await emit(self.run_id, kind, jsonable(payload))
-
-    def request_stop(self) -> None:
-        """Stop training after the current batch (a cancel was requested)."""
-        self.cancelled = True
-        if self.program is not None:
-            self.program.stop_training = True
-
-    def usage(self) -> dict[str, Any]:
-        return combined_usage(self.language_models, self.usage_base)
-
-    async def emit_usage(self) -> None:
-        usage = self.usage()
-        await sync_to_async(Run.objects.filter(pk=self.run_id).update)(usage=usage)
-        await self.emit("usage", usage)
-
-    async def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
-        await self.emit(
-            "train_begin",
-            {
-                "epochs": self.params.get("epochs"),
-                "steps": self.params.get("steps"),
-                "initial_epoch": self.initial_epoch,
-            },
-        )
-
-    async def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
-        self.epoch = epoch
-        await self.emit("epoch_begin", {"epoch": epoch})
-
-    async def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-        await self.emit(
-            "batch",
-            {"epoch": self.epoch, "batch": batch, "steps": self.params.get("steps"), "logs": logs},
-        )
-        if await sync_to_async(services.heartbeat)(self.run_id):
-            self.request_stop()
-
-    async def on_optimizer_event(self, event: str, payload: dict[str, Any] | None = None) -> None:
-        await self.emit("optimizer", {"event": event, "epoch": self.epoch, **(payload or {})})
-
-    async def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
-        await self.emit("epoch", {"epoch": epoch, "logs": logs or {}})
-        program = self.program
-        variables = {v.name: v.get_trainable_json() for v in program.trainable_variables}
-        await self.emit("variables", {"epoch": epoch, "variables": variables})
-        if not self.cancelled:  # a cancelled epoch is partial: no checkpoint of it
-            document = jsonable(program.to_json())
-            await sync_to_async(_save_checkpoint)(self.run_id, epoch + 1, document, logs or {})
-            await self.emit("checkpoint", {"epoch": epoch + 1})
-        await self.emit_usage()
-
-    async def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
-        await self.emit("train_end", {"logs": logs or {}, "cancelled": self.cancelled})
-
-    async def on_predict_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-        # Evaluations before and after training predict in batches: stop at the next one.
-        if self.cancelled:
-            raise RunCancelled
-
-
-def _save_checkpoint(
-    run_id: int, epoch: int, document: dict[str, Any], logs: dict[str, Any]
-) -> None:
-    Checkpoint.objects.update_or_create(
-        run_id=run_id, epoch=epoch, defaults={"document": document, "logs": jsonable(logs)}
-    )
-    Run.objects.filter(pk=run_id).update(current_epoch=epoch, heartbeat_at=timezone.now())
 
 
 # The run ---------------------------------------------------------------------------------------
@@ -421,14 +238,25 @@ async def _evaluations(
     for index in range(int(fit_config.get("evaluations", 3))):
         if callback.cancelled:
             raise RunCancelled
-        logs, examples = await evaluate_with_examples(
-            program,
+        batch_size = int(fit_config.get("batch_size", 32))
+        evaluation = await program.evaluate(
             ctx.x_test,
             ctx.y_test,
-            batch_size=int(fit_config.get("batch_size", 32)),
-            callbacks=[callback],
-            language_model=ctx.language_model,
+            batch_size=batch_size,
+            verbose=0,
+            callbacks=[
+                callback,
+                _StopWhenTheModelFails(
+                    ctx.language_model, rows=len(ctx.x_test), batch_size=batch_size
+                ),
+            ],
+            return_examples=True,
         )
+        logs = evaluation.logs
+        examples = [
+            {"input": e.input, "expected": e.expected, "output": e.output, "reward": e.reward}
+            for e in evaluation.examples
+        ]
         runs.append(logs)
         await callback.emit("evaluation", {"phase": phase, "index": index, "logs": logs})
     result = {

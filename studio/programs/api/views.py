@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from django.db.models import Count, Max, ProtectedError, QuerySet
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -23,7 +23,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from studio.common.errors import FieldErrorsSerializer, field_errors_exception_handler
-from studio.common.jsondepth import loads as load_json
 from studio.common.parsers import JSONParser
 from studio.programs import services
 from studio.programs.api.serializers import (
@@ -40,6 +39,8 @@ from studio.programs.api.serializers import (
     ValidationResultSerializer,
     VersionCreateSerializer,
 )
+from studio.programs.diff import diff_versions
+from studio.programs.documents import DocumentInvalid, validate_document
 from studio.programs.models import Program, ProgramVersion
 
 _INVALID = OpenApiResponse(
@@ -48,7 +49,7 @@ _INVALID = OpenApiResponse(
 _DOCUMENT_ACTIONS = {"create", "validate", "try_", "create_version", "import_"}
 
 
-def _invalid(error: services.DocumentInvalid) -> Response:
+def _invalid(error: DocumentInvalid) -> Response:
     return Response(
         {"errors": [e.as_json() for e in error.errors]}, status=status.HTTP_400_BAD_REQUEST
     )
@@ -108,7 +109,7 @@ class ProgramViewSet(
         payload.is_valid(raise_exception=True)
         try:
             program = services.create_program(owner=request.user, **payload.validated_data)
-        except services.DocumentInvalid as error:
+        except DocumentInvalid as error:
             return _invalid(error)
         except services.ProgramConflict as error:
             raise _conflict(error) from None
@@ -160,9 +161,9 @@ class ProgramViewSet(
                 {"errors": [{"path": "document", "message": "this field is required"}]},
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        errors = services.validate_document(request.data["document"])
+        errors = validate_document(request.data["document"])
         if errors:
-            return _invalid(services.DocumentInvalid(errors))
+            return _invalid(DocumentInvalid(errors))
         return Response({"valid": True, "errors": []})
 
     @extend_schema(
@@ -175,45 +176,25 @@ class ProgramViewSet(
         detail=True, methods=["post"], url_path="try", filter_backends=[], pagination_class=None
     )
     def try_(self, request: Request, pk: str | None = None) -> Response:
-        from studio.providers import services as provider_services
-        from studio.providers.models import Provider
-
         program = self.get_object()
         body = TryRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        if data.get("document") is not None:
-            document = data["document"]
-        else:
-            version = (
-                self._version(program, data["version"])
-                if data.get("version")
-                else program.latest_version
-            )
-            if version is None:
-                raise ValidationError({"version": ["the program has no version yet"]})
-            document = version.document
-        if data.get("provider") is not None:
-            provider = Provider.objects.filter(
-                owner=request.user, pk=data["provider"], kind=Provider.Kind.LANGUAGE
-            ).first()
-            if provider is None:
-                raise ValidationError({"provider": ["not found"]})
-        else:
-            provider = provider_services.default_provider(request.user)
-            if provider is None:
-                raise ValidationError({"provider": ["add a language provider first"]})
         try:
-            language_model = provider_services.build_language_model(provider)
             result = services.try_program(
-                document=document, language_model=language_model, inputs=data["input"]
+                program=program,
+                owner=request.user,
+                inputs=data["input"],
+                document=data.get("document"),
+                version=data.get("version"),
+                provider=data.get("provider"),
             )
-        except services.DocumentInvalid as error:
+        except ProgramVersion.DoesNotExist:
+            raise Http404("no such version") from None
+        except DocumentInvalid as error:
             return _invalid(error)
         except services.TryError as error:
             raise ValidationError({error.field: [str(error)]}) from None
-        except provider_services.ProviderError as error:
-            raise ValidationError({"provider": [str(error)]}) from None
         return Response(TryResultSerializer(result).data)
 
     @extend_schema(
@@ -239,7 +220,7 @@ class ProgramViewSet(
         payload.is_valid(raise_exception=True)
         try:
             version = services.create_version(program, **payload.validated_data)
-        except services.DocumentInvalid as error:
+        except DocumentInvalid as error:
             return _invalid(error)
         return Response(ProgramVersionSerializer(version).data, status=status.HTTP_201_CREATED)
 
@@ -302,7 +283,7 @@ class ProgramViewSet(
             numbers[key] = int(raw)
         old = self._version(program, numbers["from"])
         new = self._version(program, numbers["to"])
-        return Response(services.diff_versions(old, new))
+        return Response(diff_versions(old, new))
 
     @extend_schema(
         operation_id="programs_import",
@@ -318,45 +299,10 @@ class ProgramViewSet(
         pagination_class=None,
     )
     def import_(self, request: Request) -> Response:
-        if not hasattr(request.data, "get"):
-            return Response(
-                {"errors": [{"path": "", "message": "expected a JSON object"}]},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        upload = request.FILES.get("file")
-        name = str(request.data.get("name") or "")
-        description = str(request.data.get("description") or "")
-        if upload is not None:
-            try:
-                payload = load_json(upload.read().decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as error:
-                return Response(
-                    {"errors": [{"path": "file", "message": f"not a JSON file: {error}"}]},
-                    status=status.HTTP_400_BAD_REQUEST,
-                )
-        elif "document" in request.data:
-            payload = {
-                "document": request.data["document"],
-                "layout": request.data.get("layout") or {},
-            }
-        else:
-            payload = request.data if isinstance(request.data, dict) else None
-            if not payload or "kind" not in payload:
-                return Response(
-                    {
-                        "errors": [
-                            {
-                                "path": "file",
-                                "message": "send a file, a document, or the document itself",
-                            }
-                        ]
-                    },
-                    status=status.HTTP_400_BAD_REQUEST,
-                )
         try:
-            program = services.import_program(
-                owner=request.user, payload=payload, name=name, description=description
+            program = services.import_program_data(
+                owner=request.user, data=request.data, file=request.FILES.get("file")
             )
-        except services.DocumentInvalid as error:
+        except DocumentInvalid as error:
             return _invalid(error)
         return Response(self._program_data(program), status=status.HTTP_201_CREATED)

@@ -10,8 +10,9 @@ import pytest
 from django.utils import timezone
 
 from studio.runs import services
+from studio.runs.callback import StudioCallback
 from studio.runs.models import Run, RunEvent
-from studio.runs.training import StudioCallback, execute_run
+from studio.runs.training import execute_run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provider, make_version
 
 pytestmark = [pytest.mark.django_db, pytest.mark.litellm]

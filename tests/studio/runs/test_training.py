@@ -12,8 +12,9 @@ from django.utils import timezone
 
 from optimizer_core.programs import Program
 from studio.runs import services, training
+from studio.runs.callback import StudioCallback
 from studio.runs.models import Run, RunEvent
-from studio.runs.training import StudioCallback, execute_run, train_claimed_run
+from studio.runs.training import execute_run, train_claimed_run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provider, make_version
 
 pytestmark = [pytest.mark.django_db, pytest.mark.litellm]

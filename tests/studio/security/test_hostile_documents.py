@@ -20,7 +20,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from studio.programs.models import Program, ProgramVersion
-from studio.programs.services import DocumentInvalid, load_program
+from studio.programs.documents import DocumentInvalid, load_program
 from studio.runs import compare
 from studio.runs.models import Run
 from studio.runs.training import execute_run
@@ -301,5 +301,5 @@ def test_the_studio_never_turns_safe_mode_off_or_loads_documents_elsewhere() -> 
     for path in root.rglob("*.py"):
         text = path.read_text()
         assert "safe_mode=False" not in text and "safe_mode_scope(False)" not in text, path
-        if path.name != "services.py" or path.parent.name != "programs":
+        if path.name != "documents.py" or path.parent.name != "programs":
             assert ".from_json(" not in text and "Program.load(" not in text, path
