@@ -2,7 +2,7 @@
 
 Generates a JSONL file (100,000 rows by default; also CSV with ``--formats``) in
 a temporary folder, then, in a fresh interpreter per format, validates every
-row with the studio's validation service (`studio.datasets.services.validate_file`,
+row with the studio's validation service (`studio.datasets.validation.validate_file`,
 what the ``validate_dataset`` Celery task runs) and hashes the file as the
 upload does. Peak memory is the child's ``ru_maxrss``, reported whole and above
 its footprint once Django and the service are imported.
@@ -80,7 +80,7 @@ from pathlib import Path
 import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings.test")
 django.setup()
-from studio.datasets import services
+from studio.datasets import validation
 from studio.datasets.models import Dataset
 
 path, file_format, input_schema, output_schema = sys.argv[1:5]
@@ -93,7 +93,7 @@ with open(path, "rb") as handle:
     for chunk in iter(lambda: handle.read(1 << 20), b""):
         digest.update(chunk)
 hashed = time.perf_counter()
-report = services.validate_file(file_format, Path(path), services.row_schema(dataset))
+report = validation.validate_file(file_format, Path(path), validation.row_schema(dataset))
 done = time.perf_counter()
 peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({

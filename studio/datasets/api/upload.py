@@ -7,26 +7,11 @@ from typing import Any
 from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpRequest
-from rest_framework import status
-from rest_framework.exceptions import APIException
+
+from studio.datasets.exceptions import UploadTooLarge
 
 # Multipart framing and the other form fields (schemas, name) on top of the file.
 FORM_OVERHEAD_BYTES = 1024 * 1024
-
-
-class PayloadTooLarge(APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "payload_too_large"
-
-
-def too_large(limit: int) -> PayloadTooLarge:
-    return PayloadTooLarge(
-        {
-            "file": [
-                f"the file is larger than the upload limit of {limit} bytes ({limit / 1e6:.1f} MB)"
-            ]
-        }
-    )
 
 
 class SizeLimitHandler(FileUploadHandler):
@@ -57,7 +42,7 @@ def guard_upload(request: HttpRequest) -> SizeLimitHandler:
     """Check Content-Length and install the streaming size check on a request.
 
     Raises:
-        PayloadTooLarge: the declared body is larger than the limit allows.
+        UploadTooLarge: the declared body is larger than the limit allows.
     """
     limit = int(settings.STUDIO_UPLOAD_MAX_BYTES)
     try:
@@ -65,7 +50,7 @@ def guard_upload(request: HttpRequest) -> SizeLimitHandler:
     except ValueError:
         declared = 0
     if declared > limit + FORM_OVERHEAD_BYTES:
-        raise too_large(limit)
+        raise UploadTooLarge(limit)
     handler = SizeLimitHandler(request, limit=limit)
     request.upload_handlers.insert(0, handler)
     return handler

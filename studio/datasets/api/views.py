@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from django.db.models import ProtectedError, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
@@ -28,16 +27,11 @@ from studio.datasets.api.serializers import (
     ErrorsSerializer,
     PreviewSerializer,
 )
-from studio.datasets.api.upload import SizeLimitHandler, guard_upload, too_large
+from studio.datasets.api.upload import SizeLimitHandler, guard_upload
+from studio.datasets.exceptions import UploadTooLarge
 from studio.datasets.models import Dataset
 
 PREVIEW_MAX_ROWS = 200
-
-logger = logging.getLogger(__name__)
-
-
-def _service_error(error: services.DatasetError) -> ValidationError:
-    return ValidationError({error.field or "non_field_errors": [str(error)]})
 
 
 @extend_schema_view(
@@ -83,27 +77,22 @@ class DatasetViewSet(
         payload = DatasetUploadSerializer(data=request.data)
         valid = payload.is_valid()
         if self._size_guard is not None and self._size_guard.exceeded:
-            raise too_large(self._size_guard.limit)
+            raise UploadTooLarge(self._size_guard.limit)
         if not valid:
             raise ValidationError(payload.errors)
         data = payload.validated_data
-        try:
-            dataset = services.create_dataset_from_upload(
-                owner=request.user,
-                name=data["name"],
-                description=data.get("description", ""),
-                uploaded_file=data["file"],
-                input_schema=data["input_schema"],
-                output_schema=data["output_schema"],
-                column_mapping=data.get("column_mapping") or {},
-                test_fraction=data["test_fraction"],
-                split_seed=data["split_seed"],
-                dataset_format=data.get("format"),
-            )
-        except services.UploadTooLarge:
-            raise too_large(int(self._size_guard.limit if self._size_guard else 0)) from None
-        except services.DatasetError as error:
-            raise _service_error(error) from None
+        dataset = services.create_dataset_from_upload(
+            owner=request.user,
+            name=data["name"],
+            description=data.get("description", ""),
+            uploaded_file=data["file"],
+            input_schema=data["input_schema"],
+            output_schema=data["output_schema"],
+            column_mapping=data.get("column_mapping") or {},
+            test_fraction=data["test_fraction"],
+            split_seed=data["split_seed"],
+            dataset_format=data.get("format"),
+        )
         dataset.refresh_from_db()
         return Response(DatasetSerializer(dataset).data, status=status.HTTP_201_CREATED)
 
@@ -114,9 +103,7 @@ class DatasetViewSet(
         dataset = self.get_object()
         payload = DatasetUpdateSerializer(data=request.data, partial=True)
         payload.is_valid(raise_exception=True)
-        for key, value in payload.validated_data.items():
-            setattr(dataset, key, value)
-        dataset.save(update_fields=list(payload.validated_data) or None)
+        services.update_dataset(dataset, **payload.validated_data)
         return Response(DatasetSerializer(dataset).data)
 
     @extend_schema(
@@ -129,14 +116,7 @@ class DatasetViewSet(
 
     @extend_schema(operation_id="datasets_destroy", responses={204: None})
     def destroy(self, request: Request, pk: str | None = None) -> Response:
-        dataset = self.get_object()
-        try:
-            services.delete_dataset(dataset)
-        except ProtectedError:
-            return Response(
-                {"detail": "runs use this dataset; delete them before the dataset"},
-                status=status.HTTP_409_CONFLICT,
-            )
+        services.delete_dataset(self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(operation_id="datasets_errors", responses=ErrorsSerializer)
@@ -167,24 +147,12 @@ class DatasetViewSet(
             raise ValidationError(
                 {"limit": [f"`limit` must be an int from 1 to {PREVIEW_MAX_ROWS}, got {raw!r}"]}
             )
-        try:
-            rows = services.preview_rows(dataset, limit=int(raw))
-        except (OSError, ValueError) as error:
-            raise ValidationError({"file": [f"the dataset cannot be read: {error}"]}) from None
-        except Exception as error:  # a preview never answers 500: say what went wrong
-            logger.exception("dataset %s: preview failed", dataset.pk)
-            raise ValidationError({"file": [services.failure_reason(error)]}) from None
-        return Response({"rows": rows})
+        return Response({"rows": services.preview_dataset(dataset, limit=int(raw))})
 
     @extend_schema(operation_id="datasets_revalidate", request=None, responses=DatasetSerializer)
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def revalidate(self, request: Request, pk: str | None = None) -> Response:
-        dataset = self.get_object()
-        if dataset.format != Dataset.Format.BUILTIN:
-            dataset.status = Dataset.Status.UPLOADED
-            dataset.save(update_fields=["status"])
-            services.enqueue_validation(dataset.pk)
-            dataset.refresh_from_db()
+        dataset = services.revalidate_dataset(self.get_object())
         return Response(DatasetSerializer(dataset).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(
@@ -205,8 +173,5 @@ class DatasetViewSet(
     def builtin(self, request: Request) -> Response:
         payload = BuiltinCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            dataset = services.create_builtin_dataset(owner=request.user, **payload.validated_data)
-        except services.DatasetError as error:
-            raise _service_error(error) from None
+        dataset = services.create_builtin_dataset(owner=request.user, **payload.validated_data)
         return Response(DatasetSerializer(dataset).data, status=status.HTTP_201_CREATED)

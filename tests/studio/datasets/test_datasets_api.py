@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from studio.datasets import services
+from studio.datasets import services, validation
 from studio.datasets.models import Dataset
 
 pytestmark = pytest.mark.django_db
@@ -132,7 +132,7 @@ def test_bad_input_is_kept_invalid_with_located_errors(api, upload, filename, co
 
 
 def test_errors_are_capped_with_the_total(api, upload, monkeypatch):
-    monkeypatch.setattr(services, "ERROR_CAP", 5)
+    monkeypatch.setattr(validation, "ERROR_CAP", 5)
     content = b"".join(b'{"query": "q", "answer": "x"}\n' for _ in range(12))
     body = _detail(api, upload(api, content))
     assert body["error_count"] == 12

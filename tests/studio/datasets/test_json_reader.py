@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from studio.datasets import services
+from studio.datasets import readers
 
 ROWS = [
     {"query": "é" * 5 + "\n", "answer": 12345.678, "tags": ["a", "b"]},
@@ -18,13 +18,13 @@ ROWS = [
 def _read(tmp_path, content: bytes):
     path = tmp_path / "rows.json"
     path.write_bytes(content)
-    return list(services._iter_json(path))
+    return list(readers._iter_json(path))
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64, 1 << 20])
 @pytest.mark.parametrize("indent", [None, 2])
 def test_items_match_json_loads(tmp_path, monkeypatch, chunk, indent):
-    monkeypatch.setattr(services._JsonArrayReader, "CHUNK", chunk)
+    monkeypatch.setattr(readers._JsonArrayReader, "CHUNK", chunk)
     content = json.dumps(ROWS, indent=indent, ensure_ascii=False).encode()
     found = _read(tmp_path, b"\xef\xbb\xbf" + content)  # with a BOM
     assert [payload for _, payload, _, _ in found] == ROWS
@@ -33,7 +33,7 @@ def test_items_match_json_loads(tmp_path, monkeypatch, chunk, indent):
 
 @pytest.mark.parametrize("chunk", [1, 5, 1 << 20])
 def test_top_level_numbers_are_not_cut_at_chunk_boundaries(tmp_path, monkeypatch, chunk):
-    monkeypatch.setattr(services._JsonArrayReader, "CHUNK", chunk)
+    monkeypatch.setattr(readers._JsonArrayReader, "CHUNK", chunk)
     found = _read(tmp_path, b"[123456789, 42]")
     assert [errors[0].message for _, _, errors, _ in found] == [
         "item 1 is not an object",
@@ -43,7 +43,7 @@ def test_top_level_numbers_are_not_cut_at_chunk_boundaries(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("chunk", [1, 4, 1 << 20])
 def test_errors_carry_file_lines(tmp_path, monkeypatch, chunk):
-    monkeypatch.setattr(services._JsonArrayReader, "CHUNK", chunk)
+    monkeypatch.setattr(readers._JsonArrayReader, "CHUNK", chunk)
     bad_utf8 = _read(tmp_path, b'[\n{"query": "a"},\n{"query": "\xff"}]')
     assert bad_utf8[-1][2][0].line == 3
     assert "UTF-8" in bad_utf8[-1][2][0].message

@@ -1,0 +1,337 @@
+"""Validating dataset rows: the row schema of a dataset, and the report of a whole file.
+
+Each row is checked against a *row model*: one flat pydantic model holding the
+input fields and the output fields, each reading the column named by
+``column_mapping`` (field -> column, the field's own name by default). The
+input / output schemas are refused up front, with the path of the culprit, when
+the DataModel builder would trip on them (empty type lists, ``$ref`` cycles,
+nesting past ``MAX_DEPTH``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pydantic
+from pydantic import ConfigDict
+
+from optimizer_core.datamodels import DataModel, data_model_from_schema
+from studio.common.jsondepth import MAX_DEPTH, TooDeep, exceeds_depth, loads
+from studio.datasets.exceptions import DatasetError
+from studio.datasets.models import Dataset
+from studio.datasets.readers import RowError, iter_rows
+
+logger = logging.getLogger(__name__)
+
+JsonDict = dict[str, Any]
+
+ERROR_CAP = 1000
+"""At most this many row errors are stored; ``error_count`` keeps the total."""
+
+_INPUT_PREFIX = "in__"
+_OUTPUT_PREFIX = "out__"
+
+
+@dataclass
+class ValidationReport:
+    """What validating a whole file found."""
+
+    row_count: int = 0
+    error_count: int = 0
+    errors: list[RowError] = field(default_factory=list)
+
+    def add(self, error: RowError) -> None:
+        self.error_count += 1
+        if len(self.errors) < ERROR_CAP:
+            self.errors.append(error)
+
+    @property
+    def valid(self) -> bool:
+        return self.error_count == 0 and self.row_count > 0
+
+
+# --------------------------------------------------------------------------- schemas
+
+
+def _ref_name(ref: Any) -> str:
+    # As optimizer_core resolves it: the last segment, looked up in ``$defs``.
+    return str(ref).rsplit("/", 1)[-1]
+
+
+def _schema_problem(schema: JsonDict, argument: str) -> DatasetError | None:
+    """The first structural problem of a schema that the builder would trip on, or None.
+
+    Empty ``type`` / ``anyOf`` / ``oneOf`` / ``allOf`` lists and ``$ref`` cycles
+    (recursive models, which DataModels cannot express), each with its path.
+    """
+    if exceeds_depth(schema, MAX_DEPTH):
+        return DatasetError(f"`{argument}` is nested deeper than {MAX_DEPTH} levels", path=argument)
+    defs = schema.get("$defs")
+    defs = defs if isinstance(defs, dict) else {}
+    refs_in: dict[str, list[tuple[str, str]]] = {}  # def name -> [(ref name, path)]
+    stack: list[tuple[Any, str, str | None]] = [(schema, argument, None)]
+    while stack:
+        node, path, owner = stack.pop()
+        if isinstance(node, list):
+            stack.extend((item, f"{path}[{i}]", owner) for i, item in enumerate(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        if node.get("type") == []:
+            return DatasetError(f"`{path}.type` is an empty list", path=f"{path}.type")
+        for key in ("anyOf", "oneOf", "allOf"):
+            if key in node and (not isinstance(node[key], list) or not node[key]):
+                return DatasetError(
+                    f"`{path}.{key}` must be a non-empty list of schemas", path=f"{path}.{key}"
+                )
+        if "$ref" in node:
+            refs_in.setdefault(owner or "", []).append((_ref_name(node["$ref"]), path))
+        for key, value in node.items():
+            if path == argument and key == "$defs" and isinstance(value, dict):
+                stack.extend((v, f"{path}.$defs.{k}", str(k)) for k, v in value.items())
+            else:
+                stack.append((value, f"{path}.{key}", owner))
+    return _ref_cycle(refs_in, defs)
+
+
+def _ref_cycle(refs_in: dict[str, list[tuple[str, str]]], defs: JsonDict) -> DatasetError | None:
+    """A ``$ref`` cycle reachable from the schema's own properties (iterative DFS)."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: explored
+    for start, _ in refs_in.get("", []):
+        if start not in defs or start in state:
+            continue
+        state[start] = 1
+        stack = [(start, iter(refs_in.get(start, [])))]
+        while stack:
+            name, children = stack[-1]
+            for target, ref_path in children:
+                if target not in defs or state.get(target) == 2:
+                    continue
+                if state.get(target) == 1:
+                    return DatasetError(
+                        f"`{ref_path}.$ref` refers back to {target!r}: recursive schemas "
+                        "are not supported",
+                        path=f"{ref_path}.$ref",
+                    )
+                state[target] = 1
+                stack.append((target, iter(refs_in.get(target, []))))
+                break
+            else:
+                state[name] = 2
+                stack.pop()
+    return None
+
+
+def build_data_model(schema: Any, *, argument: str, name: str) -> type[DataModel]:
+    """Build a DataModel from a JSON schema, naming `argument` when it is unusable.
+
+    Raises:
+        DatasetError: the schema is not an object schema optimizer_core understands
+            (with the path of the culprit where it is known).
+    """
+    if not isinstance(schema, dict):
+        raise DatasetError(f"`{argument}` must be a JSON object schema", path=argument)
+    problem = _schema_problem(schema, argument)
+    if problem is not None:
+        raise problem
+    try:
+        return data_model_from_schema(schema, name=name)
+    except (ValueError, TypeError, KeyError, pydantic.PydanticUserError) as error:
+        raise DatasetError(f"`{argument}` is not a usable schema: {error}", path=argument) from None
+    except Exception as error:  # anything else the builder trips on is still the schema's
+        logger.warning("`%s` could not be built: %r", argument, error)
+        raise DatasetError(
+            f"`{argument}` is not a usable schema ({type(error).__name__}: {error})",
+            path=argument,
+        ) from None
+
+
+def check_column_mapping(
+    column_mapping: Any, *, input_model: type[DataModel], output_model: type[DataModel]
+) -> dict[str, str]:
+    """Check that `column_mapping` maps known fields to column names.
+
+    Raises:
+        DatasetError: not a dict of strings, or a key that is no input / output field.
+    """
+    if column_mapping in (None, ""):
+        return {}
+    if not isinstance(column_mapping, dict):
+        raise DatasetError(
+            "`column_mapping` must be an object {field: column}", path="column_mapping"
+        )
+    known = set(input_model.model_fields) | set(output_model.model_fields)
+    for key, value in column_mapping.items():
+        if key not in known:
+            raise DatasetError(
+                f"`column_mapping` names {key!r}, which is not a field of the input or output "
+                f"schema (fields: {sorted(known)})",
+                path=f"column_mapping.{key}",
+            )
+        if not isinstance(value, str) or not value:
+            raise DatasetError(
+                f"`column_mapping.{key}` must be a non-empty column name, got {value!r}",
+                path=f"column_mapping.{key}",
+            )
+    return dict(column_mapping)
+
+
+@dataclass(frozen=True)
+class RowSchema:
+    """The row model of a dataset and what is needed to read rows into it."""
+
+    model: type[pydantic.BaseModel]
+    input_fields: dict[str, str]  # row-model attribute -> data-model field
+    output_fields: dict[str, str]
+    required_columns: tuple[str, ...]
+    structured_columns: frozenset[str]  # CSV cells holding JSON (arrays, objects)
+    optional_columns: frozenset[str]
+
+    def split(self, row: pydantic.BaseModel) -> tuple[JsonDict, JsonDict]:
+        dumped = row.model_dump(mode="json")
+        inputs = {name: dumped[attr] for attr, name in self.input_fields.items()}
+        outputs = {name: dumped[attr] for attr, name in self.output_fields.items()}
+        return inputs, outputs
+
+
+def _is_structured(schema: JsonDict) -> bool:
+    """Whether a property's values are arrays or objects (kept as JSON text in a CSV cell)."""
+    if "$ref" in schema or schema.get("type") in ("array", "object"):
+        return True
+    kind = schema.get("type")
+    if isinstance(kind, list) and ("array" in kind or "object" in kind):
+        return True
+    return any(
+        _is_structured(option)
+        for key in ("anyOf", "oneOf")
+        for option in schema.get(key, [])
+        if isinstance(option, dict)
+    )
+
+
+def row_schema(dataset: Dataset) -> RowSchema:
+    """The row model of a dataset, from its schemas and column mapping.
+
+    Raises:
+        DatasetError: a schema or the mapping is unusable.
+    """
+    input_model = build_data_model(dataset.input_schema, argument="input_schema", name="Inputs")
+    output_model = build_data_model(dataset.output_schema, argument="output_schema", name="Outputs")
+    mapping = check_column_mapping(
+        dataset.column_mapping, input_model=input_model, output_model=output_model
+    )
+    definitions: dict[str, Any] = {}
+    input_fields: dict[str, str] = {}
+    output_fields: dict[str, str] = {}
+    required: list[str] = []
+    structured: set[str] = set()
+    optional: set[str] = set()
+    for prefix, model, target in (
+        (_INPUT_PREFIX, input_model, input_fields),
+        (_OUTPUT_PREFIX, output_model, output_fields),
+    ):
+        properties = model.model_json_schema().get("properties", {})
+        for name, info in model.model_fields.items():
+            column = mapping.get(name, name)
+            attr = f"{prefix}{name}"
+            target[attr] = name
+            default = ... if info.is_required() else info.default
+            definitions[attr] = (
+                info.annotation,
+                pydantic.Field(default=default, validation_alias=column),
+            )
+            if info.is_required():
+                required.append(column)
+            else:
+                optional.add(column)
+            if _is_structured(properties.get(name, {})):
+                structured.add(column)
+    model_cls = pydantic.create_model(
+        "DatasetRow", __config__=ConfigDict(extra="ignore"), **definitions
+    )
+    return RowSchema(
+        model=model_cls,
+        input_fields=input_fields,
+        output_fields=output_fields,
+        required_columns=tuple(dict.fromkeys(required)),
+        structured_columns=frozenset(structured),
+        optional_columns=frozenset(optional),
+    )
+
+
+# --------------------------------------------------------------------------- validating rows
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc)
+
+
+def _pydantic_errors(line: int, error: pydantic.ValidationError) -> list[RowError]:
+    found = []
+    for item in error.errors(include_url=False):
+        loc = tuple(item.get("loc", ()))
+        message = str(item.get("msg", "invalid value"))
+        if item.get("type") == "missing" and len(loc) == 1:
+            message = "missing value (required field)"
+        found.append(RowError(line, _location(loc), message))
+    return found
+
+
+def _validate_payload(
+    line: int, payload: bytes | JsonDict, schema: RowSchema
+) -> tuple[pydantic.BaseModel | None, list[RowError]]:
+    if isinstance(payload, bytes) and payload.count(b"[") + payload.count(b"{") > MAX_DEPTH:
+        # Possibly nested deeper than the limit (pydantic's own parser allows more).
+        try:
+            loads(payload)
+        except TooDeep as error:
+            return None, [RowError(line, "", f"the line is {error}")]
+        except ValueError:
+            pass  # not JSON: pydantic names the problem below
+    try:
+        if isinstance(payload, bytes):
+            return schema.model.model_validate_json(payload), []
+        return schema.model.model_validate(payload), []
+    except pydantic.ValidationError as error:
+        if isinstance(payload, bytes) and any(e["type"] == "json_invalid" for e in error.errors()):
+            try:
+                payload.decode("utf-8")
+            except UnicodeDecodeError as decode_error:
+                return None, [
+                    RowError(line, "", f"the line is not valid UTF-8 text ({decode_error.reason})")
+                ]
+            message = error.errors(include_url=False)[0]["msg"]
+            return None, [RowError(line, "", message)]
+        return None, _pydantic_errors(line, error)
+
+
+ValidatedRow = tuple[int, pydantic.BaseModel | None, list[RowError], bool]
+
+
+def iter_validated_rows(
+    dataset_format: str, path: Path, schema: RowSchema
+) -> Iterator[ValidatedRow]:
+    """Every row of a file, parsed and validated: ``(line, row or None, errors, is a row)``."""
+    for line, payload, errors, is_row in iter_rows(dataset_format, path, schema):
+        if errors or payload is None:
+            yield line, None, errors, is_row
+            continue
+        row, row_errors = _validate_payload(line, payload, schema)
+        yield line, row, row_errors, is_row
+
+
+def validate_file(dataset_format: str, path: Path, schema: RowSchema) -> ValidationReport:
+    """Validate every row of a file against a row schema (streamed; errors capped)."""
+    report = ValidationReport()
+    for _line, _row, errors, is_row in iter_validated_rows(dataset_format, path, schema):
+        if is_row:
+            report.row_count += 1
+        for error in errors:
+            report.add(error)
+    if report.row_count == 0 and report.error_count == 0:
+        report.add(RowError(1, "", "the file has no rows"))
+    return report
