@@ -11,7 +11,6 @@ litellm is imported on the first request, not with this package.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from optimizer_core.language_models.embedding_model import EmbeddingModel
@@ -19,7 +18,7 @@ from optimizer_core.language_models.fake import FakeEmbeddingModel, FakeLanguage
 from optimizer_core.language_models.language_model import LanguageModel
 from optimizer_core.language_models.redaction import redact_secrets
 from optimizer_core.language_models.usage import CallRecord, Usage
-from optimizer_core.saving.object_registry import deserialize_object, serialize_object
+from optimizer_core.saving.families import Family
 
 __all__ = [
     "CallRecord",
@@ -34,30 +33,29 @@ __all__ = [
     "serialize",
 ]
 
-_MODEL_CLASSES: dict[str, type[Any]] = {
-    cls.__name__: cls
-    for cls in (LanguageModel, EmbeddingModel, FakeLanguageModel, FakeEmbeddingModel)
-}
+
+def _by_model_name(name: str) -> LanguageModel | None:
+    """A litellm model name (``"openai/gpt-4o-mini"``): a LanguageModel with default settings."""
+    return LanguageModel(name) if "/" in name else None
 
 
-def _snake_case(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-_BY_SNAKE_NAME = {_snake_case(name): cls for name, cls in _MODEL_CLASSES.items()}
+_FAMILY: Family[LanguageModel | EmbeddingModel] = Family(
+    kind="language model",
+    base=(LanguageModel, EmbeddingModel),
+    built_ins=(LanguageModel, EmbeddingModel, FakeLanguageModel, FakeEmbeddingModel),
+    other_names=_by_model_name,
+    other_names_hint="a litellm model name like 'openai/gpt-4o-mini'",
+)
 
 
 def serialize(model: LanguageModel | EmbeddingModel) -> dict[str, Any]:
     """``{"module", "class_name", "registered_name", "config"}`` for a model (no API key)."""
-    return serialize_object(model)
+    return _FAMILY.serialize(model)
 
 
 def deserialize(config: dict[str, Any]) -> LanguageModel | EmbeddingModel:
     """Rebuild a model from `serialize` output."""
-    model: LanguageModel | EmbeddingModel = deserialize_object(
-        config, module_objects=_MODEL_CLASSES
-    )
-    return model
+    return _FAMILY.deserialize(config)
 
 
 def get(identifier: Any) -> LanguageModel | EmbeddingModel:
@@ -65,13 +63,15 @@ def get(identifier: Any) -> LanguageModel | EmbeddingModel:
 
     Args:
         identifier: a model instance (returned as is); a dict from `serialize`;
-            a class name in CamelCase or snake_case for a class that needs no
-            arguments (``"FakeLanguageModel"``, ``"fake_embedding_model"``); or
-            a litellm model name containing ``/`` (``"openai/gpt-4o-mini"``),
-            which gives a `LanguageModel` with default settings.
+            a class name in any spelling for a class that needs no arguments
+            (``"FakeLanguageModel"``, ``"fake_embedding_model"``); the registered
+            name of a model subclass; or a litellm model name containing ``/``
+            (``"openai/gpt-4o-mini"``), which gives a `LanguageModel` with
+            default settings.
 
     Raises:
-        ValueError: the identifier names nothing known.
+        ValueError: the identifier names nothing known, or a class that needs arguments.
+        TypeError: an identifier of another type.
 
     Example:
         ```python
@@ -79,29 +79,4 @@ def get(identifier: Any) -> LanguageModel | EmbeddingModel:
         fake = get("fake_language_model")
         ```
     """
-    if isinstance(identifier, LanguageModel | EmbeddingModel):
-        return identifier
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        cls = _MODEL_CLASSES.get(identifier) or _BY_SNAKE_NAME.get(identifier.lower())
-        if cls is not None:
-            try:
-                model: LanguageModel | EmbeddingModel = cls()
-            except TypeError as error:
-                raise ValueError(
-                    f"{identifier!r} needs arguments (a `model` name at least): "
-                    f"build {cls.__name__}(model=...) instead ({error})"
-                ) from None
-            return model
-        if "/" in identifier:
-            return LanguageModel(identifier)
-        raise ValueError(
-            f"unknown language model {identifier!r}: expected one of "
-            f"{sorted(_MODEL_CLASSES)} (or snake_case), or a litellm model name "
-            "like 'openai/gpt-4o-mini'"
-        )
-    raise TypeError(
-        f"cannot get a model from a {type(identifier).__name__}: give an instance, "
-        "a serialised dict or a name"
-    )
+    return _FAMILY.get(identifier)

@@ -25,7 +25,6 @@ Example:
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from optimizer_core.local_models.embedding import (
@@ -42,7 +41,7 @@ from optimizer_core.local_models.server import (
     free_port,
     server_available,
 )
-from optimizer_core.saving.object_registry import deserialize_object, serialize_object
+from optimizer_core.saving.families import Family
 
 __all__ = [
     "DEFAULT_EMBEDDING_MODEL",
@@ -60,22 +59,29 @@ __all__ = [
     "server_available",
 ]
 
-_CLASSES: dict[str, type[Any]] = {
-    cls.__name__: cls for cls in (LocalLanguageModel, LocalEmbeddingModel, LocalModelServer)
-}
-_BY_SNAKE_NAME = {
-    re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower(): cls for name, cls in _CLASSES.items()
-}
+_FAMILY: Family[Any] = Family(
+    kind="local model",
+    base=(LocalLanguageModel, LocalEmbeddingModel, LocalModelServer),
+    built_ins=(LocalLanguageModel, LocalEmbeddingModel, LocalModelServer),
+    # Not loadable from a saved document (safe mode): a program saves the model it
+    # calls, and the studio points its modules at the run's provider.
+    register=False,
+    hints={
+        LocalLanguageModel: (
+            "LocalLanguageModel needs a server: use LocalModelServer().language_model()"
+        )
+    },
+)
 
 
 def serialize(obj: LocalLanguageModel | LocalEmbeddingModel | LocalModelServer) -> dict[str, Any]:
     """``{"module", "class_name", "registered_name", "config"}`` for a local model or server."""
-    return serialize_object(obj)
+    return _FAMILY.serialize(obj)
 
 
 def deserialize(config: dict[str, Any]) -> Any:
     """Rebuild a local model or server (not started) from `serialize` output."""
-    return deserialize_object(config, module_objects=_CLASSES)
+    return _FAMILY.deserialize(config)
 
 
 def get(identifier: Any) -> Any:
@@ -83,27 +89,17 @@ def get(identifier: Any) -> Any:
 
     Args:
         identifier: an instance (returned as is); a dict from `serialize`; or a
-            class name in CamelCase or snake_case (``"LocalEmbeddingModel"``,
+            class name in any spelling (``"LocalEmbeddingModel"``,
             ``"local_model_server"``), built with default arguments.
 
     Raises:
-        ValueError: the identifier names nothing known.
+        ValueError: the identifier names nothing known, or `LocalLanguageModel`
+            (which needs a server).
+        TypeError: an identifier of another type.
 
     Example:
         ```python
         em = get("local_embedding_model")
         ```
     """
-    if isinstance(identifier, tuple(_CLASSES.values())):
-        return identifier
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        cls = _CLASSES.get(identifier) or _BY_SNAKE_NAME.get(identifier)
-        if cls is LocalLanguageModel:
-            raise ValueError(
-                "LocalLanguageModel needs a server: use LocalModelServer().language_model()"
-            )
-        if cls is not None:
-            return cls()
-    raise ValueError(f"unknown local model identifier: {identifier!r}")
+    return _FAMILY.get(identifier)

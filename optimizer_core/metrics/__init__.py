@@ -2,7 +2,8 @@
 
 Look one up with `get`: ``get("f1_score")``, ``get("F1Score")``, a dict from
 `serialize`, an instance (returned as is), or a plain function (wrapped in
-`MeanMetricWrapper`).
+`MeanMetricWrapper`). ``saving.family("metric")`` also lists the
+members (built-ins and registered `Metric` subclasses) with their settings.
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ def get(identifier: Any) -> Metric:
     """Find a metric by name, config, instance or function.
 
     Args:
-        identifier: a built-in name (``"f1_score"`` or ``"F1Score"``), the
-            registered name of a custom function or class (``"Custom>my_metric"``),
+        identifier: a built-in name in any spelling (``"f1_score"``,
+            ``"F1Score"``), the registered name of a custom function or `Metric`
+            subclass (``"Custom>my_metric"``),
             a dict from `serialize`, a `Metric` instance (returned as is), a
             `Metric` subclass (instantiated with no arguments) or a function
             ``(y_true, y_pred) -> float`` (wrapped in `MeanMetricWrapper`).

@@ -30,7 +30,7 @@ from typing import Any
 
 from optimizer_core.metrics.metrics_wrappers import MeanMetricWrapper
 from optimizer_core.rewards.reward import as_json
-from optimizer_core.saving.families import snake_case
+from optimizer_core.saving.naming import snake_case
 from optimizer_core.utils.json_utils import flatten_json, leaf_to_text, tokenize
 
 __all__ = [

@@ -8,12 +8,7 @@ from optimizer_core.modules.chain_of_thought import ChainOfThought
 from optimizer_core.modules.generator import Example, Generator, GeneratorState
 from optimizer_core.modules.input import Input, InputLayer
 from optimizer_core.modules.module import Module, SymbolicDataModel
-from optimizer_core.saving.object_registry import (
-    Slot,
-    deserialize_object,
-    register_library_objects,
-    serialize_object,
-)
+from optimizer_core.saving.families import Family
 
 __all__ = [
     "ChainOfThought",
@@ -25,23 +20,35 @@ __all__ = [
     "Module",
     "SymbolicDataModel",
     "deserialize",
+    "get",
     "serialize",
 ]
 
-ALL_OBJECTS: dict[str, Any] = {
-    "InputLayer": InputLayer,
-    "Generator": Generator,
-    "ChainOfThought": ChainOfThought,
-}
-register_library_objects(*ALL_OBJECTS.values())
+_FAMILY: Family[Module] = Family(
+    kind="module", base=Module, built_ins=(InputLayer, Generator, ChainOfThought)
+)
+#: The built-in modules by class name.
+ALL_OBJECTS: dict[str, type[Module]] = _FAMILY.classes
 #: A program's module entries take Module subclasses only.
-MODULE_SLOT = Slot("module", (Module,))
+MODULE_SLOT = _FAMILY.slot
 
 
 def serialize(module: Module) -> dict[str, Any]:
-    return serialize_object(module)
+    """The module as ``{"module", "class_name", "registered_name", "config"}``."""
+    return _FAMILY.serialize(module)
 
 
 def deserialize(config: dict[str, Any]) -> Module:
-    module: Module = deserialize_object(config, module_objects=ALL_OBJECTS, slot=MODULE_SLOT)
-    return module
+    """Rebuild a module from `serialize`'s output (a registered `Module` subclass only)."""
+    return _FAMILY.deserialize(config)
+
+
+def get(identifier: Any) -> Module:
+    """A module from a serialised dict or an instance (a name builds only a module that
+    needs no arguments, and every built-in needs some).
+
+    Raises:
+        ValueError: an unknown name, or one whose class needs arguments.
+        TypeError: an identifier of another type.
+    """
+    return _FAMILY.get(identifier)

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from optimizer_core.datamodels import DataModel, JsonDict
-from optimizer_core.saving.families import snake_case
+from optimizer_core.saving.naming import snake_case
 from optimizer_core.variables import OVERRIDES, Variable
 
 __all__ = ["OVERRIDES", "TRACE", "Module", "Node", "SymbolicDataModel", "variable_value"]

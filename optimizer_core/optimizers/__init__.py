@@ -1,4 +1,9 @@
-"""Optimizers: rewrite trainable variables to raise the reward."""
+"""Optimizers: rewrite trainable variables to raise the reward.
+
+Look one up with `get`: ``get("random_few_shot")``, ``get("OMEGA")``, a dict
+from `serialize` or an instance. ``saving.family("optimizer")`` also lists the
+members (built-ins and registered `Optimizer` subclasses) with their settings.
+"""
 
 from __future__ import annotations
 
@@ -7,46 +12,39 @@ from typing import Any
 from optimizer_core.optimizers.omega import OMEGA
 from optimizer_core.optimizers.optimizer import Optimizer
 from optimizer_core.optimizers.random_few_shot import RandomFewShot
-from optimizer_core.saving.object_registry import (
-    Slot,
-    deserialize_object,
-    register_library_objects,
-    serialize_object,
-)
+from optimizer_core.saving.families import Family
 
 __all__ = ["OMEGA", "Optimizer", "RandomFewShot", "deserialize", "get", "serialize"]
 
-ALL_OBJECTS: dict[str, Any] = {"OMEGA": OMEGA, "RandomFewShot": RandomFewShot}
-register_library_objects(*ALL_OBJECTS.values())
-_SLOT = Slot("optimizer", (Optimizer,))
-_ALIASES = {
-    "random_few_shot": "RandomFewShot",
-    "randomfewshot": "RandomFewShot",
-    "omega": "OMEGA",
-}
+_FAMILY: Family[Optimizer] = Family(
+    kind="optimizer", base=Optimizer, built_ins=(OMEGA, RandomFewShot)
+)
+
+#: The built-in optimizers by class name.
+ALL_OBJECTS: dict[str, type[Optimizer]] = _FAMILY.classes
 
 
 def serialize(optimizer: Optimizer) -> dict[str, Any]:
-    return serialize_object(optimizer)
+    """The optimizer as ``{"module", "class_name", "registered_name", "config"}``."""
+    return _FAMILY.serialize(optimizer)
 
 
 def deserialize(config: dict[str, Any]) -> Optimizer:
-    optimizer: Optimizer = deserialize_object(config, module_objects=ALL_OBJECTS, slot=_SLOT)
-    return optimizer
+    """Rebuild an optimizer from `serialize`'s output."""
+    return _FAMILY.deserialize(config)
 
 
 def get(identifier: Any) -> Optimizer:
-    """An optimizer from a name (``"random_few_shot"``), a saved config, or an instance."""
-    if isinstance(identifier, Optimizer):
-        return identifier
-    if isinstance(identifier, dict):
-        return deserialize(identifier)
-    if isinstance(identifier, str):
-        name = _ALIASES.get(identifier.lower(), identifier)
-        if name in ALL_OBJECTS:
-            optimizer: Optimizer = ALL_OBJECTS[name]()
-            return optimizer
-        raise ValueError(
-            f"unknown optimizer {identifier!r}; known: {sorted(ALL_OBJECTS)} (or snake_case names)"
-        )
-    raise TypeError(f"cannot interpret {identifier!r} as an optimizer")
+    """An optimizer from a name, a saved config, or an instance.
+
+    Args:
+        identifier: a built-in name in any spelling (``"random_few_shot"``,
+            ``"RandomFewShot"``, ``"omega"``), the registered name of an
+            `Optimizer` subclass, a dict from `serialize`, or an `Optimizer`
+            (returned as is).
+
+    Raises:
+        ValueError: an unknown name, or one whose class needs arguments (``"omega"``).
+        TypeError: an identifier of another type.
+    """
+    return _FAMILY.get(identifier)

@@ -19,6 +19,7 @@ from optimizer_core.exceptions import LanguageModelError, SerializationError
 from optimizer_core.optimizers import dns
 from optimizer_core.optimizers.optimizer import candidate_sort_key, softmax, value_key
 from optimizer_core.optimizers.random_few_shot import RandomFewShot
+from optimizer_core.saving.params import Param
 from optimizer_core.variables import Variable
 
 logger = logging.getLogger("optimizer_core")
@@ -193,6 +194,47 @@ class OMEGA(RandomFewShot):
         - Agrawal et al., "GEPA: Reflective Prompt Evolution Can Outperform
           Reinforcement Learning" (2025), https://arxiv.org/abs/2507.19457
     """
+
+    needs = frozenset({"language_model", "embedding_model"})
+    user_params = (
+        Param(
+            "k_nearest_fitter",
+            "fitter neighbours Dominated Novelty Search measures novelty against",
+            label="k nearest fitter",
+            minimum=1,
+        ),
+        Param("distance_function", "the distance between two candidates (code)", offered=False),
+        Param(
+            "mutation_temperature",
+            "sampling temperature of the mutation program",
+            minimum=0,
+            exclusive_minimum=True,
+        ),
+        Param(
+            "crossover_temperature",
+            "sampling temperature of the crossover program",
+            minimum=0,
+            exclusive_minimum=True,
+        ),
+        Param(
+            "selection_temperature",
+            "softmax temperature of parent and variable selection",
+            minimum=0,
+            exclusive_minimum=True,
+        ),
+        Param("merging_rate", "crossover probability added per epoch", minimum=0, maximum=1),
+        Param(
+            "algorithm",
+            "dns: Dominated Novelty Search at each epoch end; ga: keep the best by reward",
+            choices=ALGORITHMS,
+        ),
+        Param("selection", "how parents are chosen from the population", choices=SELECTIONS),
+        Param(
+            "instructions",
+            "task-specific guidance for the mutation and crossover programs",
+            label="Optimizer instructions",
+        ),
+    )
 
     def __init__(
         self,

@@ -32,9 +32,10 @@ import json
 import math
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from optimizer_core.datamodels import JsonDict
+from optimizer_core.saving.params import Param
 from optimizer_core.variables import Variable
 
 Evaluate = Callable[[dict[str, JsonDict]], Awaitable[float]]
@@ -51,6 +52,15 @@ class Optimizer:
         seed: seed of the optimizer's random generator (default: unseeded).
         name: a name for logs.
     """
+
+    #: Constructor arguments its builder supplies (see `optimizer_core.saving.params`).
+    needs: ClassVar[frozenset[str]] = frozenset()
+    #: The user settings, with what `__init__` enforces (see `optimizer_core.saving.params`).
+    user_params: ClassVar[tuple[Param, ...]] = (
+        Param("population_size", "candidates kept per variable", minimum=2),
+        Param("seed", "seed of the optimizer's random generator (none: unseeded)"),
+        Param("name", "a name for logs", offered=False),
+    )
 
     def __init__(
         self, *, population_size: int = 10, seed: int | None = None, name: str | None = None

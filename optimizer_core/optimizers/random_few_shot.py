@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from optimizer_core.datamodels import JsonDict
 from optimizer_core.optimizers.optimizer import (
@@ -10,6 +10,7 @@ from optimizer_core.optimizers.optimizer import (
     softmax,
     weighted_sample_without_replacement,
 )
+from optimizer_core.saving.params import Param
 from optimizer_core.variables import Variable
 
 
@@ -42,6 +43,27 @@ class RandomFewShot(Optimizer):
         program.compile(reward=ExactMatch(in_mask=["answer"]), optimizer=RandomFewShot())
         ```
     """
+
+    user_params: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "few_shot_learning",
+            "re-sample the few-shot examples in every proposal (OMEGA)",
+            label="Few-shot learning",
+        ),
+        Param("nb_min_examples", "fewest examples in a candidate", label="Min examples", minimum=0),
+        Param(
+            "nb_max_examples",
+            "most examples in a candidate (at least the fewest)",
+            label="Max examples",
+            minimum=0,
+        ),
+        Param(
+            "sampling_temperature",
+            "softmax temperature over rewards when drawing examples",
+            minimum=0,
+            exclusive_minimum=True,
+        ),
+    )
 
     def __init__(
         self,

@@ -2,7 +2,8 @@
 
 Look one up with `get`: ``get("exact_match")``, ``get("ExactMatch")``, a dict
 from `serialize`, an instance (returned as is), or a plain function (wrapped in
-`MeanRewardWrapper`).
+`MeanRewardWrapper`). ``saving.family("reward")`` also lists the
+members (built-ins and registered `Reward` subclasses) with their settings.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ _FAMILY: Family[Reward] = Family(
     },
 )
 
-#: Class names and snake_case names of the built-in rewards.
+#: Class names, snake_case names and aliases of the built-in rewards.
 ALL_OBJECTS: dict[str, type[Reward]] = _FAMILY.objects
 
 
@@ -65,14 +66,16 @@ def get(identifier: Any) -> Reward:
     """Find a reward by name, config, instance or function.
 
     Args:
-        identifier: a built-in name (``"exact_match"`` or ``"ExactMatch"``), the
-            registered name of a custom function or class (``"Custom>my_reward"``),
+        identifier: a built-in name in any spelling (``"exact_match"``,
+            ``"ExactMatch"``), the registered name of a custom function or `Reward`
+            subclass (``"Custom>my_reward"``),
             a dict from `serialize`, a `Reward` instance (returned as is), a
             `Reward` subclass (instantiated with no arguments) or a function
             ``(y_true, y_pred) -> float`` (wrapped in `MeanRewardWrapper`).
 
     Raises:
-        ValueError: for an unknown name or an unsupported identifier.
+        ValueError: for an unknown name, a name whose class needs arguments
+            (``"lm_as_judge"``), or an unsupported identifier.
 
     Example:
         ```python

@@ -51,6 +51,8 @@ class CosineSimilarity(Reward):
         ```
     """
 
+    needs = frozenset({"embedding_model"})
+
     def __init__(
         self,
         *,

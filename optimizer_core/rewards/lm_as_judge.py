@@ -15,6 +15,7 @@ from optimizer_core.exceptions import InvalidResponseError
 from optimizer_core.rewards.judge_inputs import judge_inputs
 from optimizer_core.rewards.reward import Reward
 from optimizer_core.saving.object_registry import serialize_object
+from optimizer_core.saving.params import Param
 
 __all__ = ["JUDGE_SCHEMA", "REWARD_LEVELS", "JudgeVerdict", "LMAsJudge"]
 
@@ -112,6 +113,19 @@ class LMAsJudge(Reward):
         await reward(Answer(answer="Paris"), Answer(answer="Paris, France"))  # e.g. 0.9
         ```
     """
+
+    needs = frozenset({"language_model"})
+    user_params = (
+        Param(
+            "criteria",
+            "what the judge grades (none: correctness and completeness against the ground truth)",
+        ),
+        Param(
+            "instructions",
+            "replaces the judge's role description; the criteria are still added",
+            label="Judge instructions",
+        ),
+    )
 
     def __init__(
         self,

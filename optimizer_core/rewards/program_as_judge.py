@@ -78,6 +78,8 @@ class ProgramAsJudge(Reward):
         ```
     """
 
+    needs = frozenset({"program"})
+
     def __init__(
         self,
         *,

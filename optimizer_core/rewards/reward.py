@@ -5,14 +5,15 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pydantic
 
 from optimizer_core.datamodels import JsonDict, to_json
 from optimizer_core.exceptions import RewardError
-from optimizer_core.saving.families import snake_case
+from optimizer_core.saving.naming import snake_case
+from optimizer_core.saving.params import Param
 from optimizer_core.utils.json_utils import apply_mask
 
 __all__ = ["Reward", "as_json", "snake_case", "to_number", "validate_mask"]
@@ -99,6 +100,17 @@ class MaskedScorer(abc.ABC):
 
     #: What the error messages call it ("reward", "metric").
     kind = "scorer"
+    #: Constructor arguments its builder supplies (see `optimizer_core.saving.params`).
+    needs: ClassVar[frozenset[str]] = frozenset()
+    #: The user settings, with what `__init__` enforces (see `optimizer_core.saving.params`).
+    user_params: ClassVar[tuple[Param, ...]] = (
+        Param("name", "the name it is logged under", offered=False),
+        Param(
+            "in_mask", "score only these output fields (none: all of them)",
+            label="Compare only", type="fields",
+        ),
+        Param("out_mask", "leave these output fields out", label="Ignore", type="fields"),
+    )  # fmt: skip
 
     def __init__(
         self,

@@ -33,6 +33,7 @@ class FunctionScorer(MaskedScorer):
 
     #: The name used when `fn` has none (a lambda, a partial...).
     default_name = "function_scorer"
+    needs = frozenset({"fn"})
 
     def __init__(
         self,
