@@ -1,4 +1,5 @@
-"""Account operations: tokens for scripts, and the demo account a newcomer can train with."""
+"""Account operations: sign-up, a new account's starter provider, tokens for scripts, the
+demo account a newcomer can train with, and the account's library of DataModels."""
 
 from __future__ import annotations
 
@@ -9,14 +10,22 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 import optimizer_core
+from optimizer_core.datamodels import data_model_from_schema
 from optimizer_core.testing.students import capitals_task
+from studio.accounts.exceptions import AccountError, DataModelConflict, DataModelError
+from studio.accounts.models import SavedDataModel
+from studio.common.exceptions import FieldError
+from studio.common.jsondepth import MAX_DEPTH, exceeds_depth
 from studio.datasets import services as dataset_services
 from studio.datasets.models import Dataset
 from studio.programs import services as program_services
@@ -31,6 +40,110 @@ DEFAULT_DEMO_PASSWORD = "demo-password-change-me"
 DEMO_PROGRAM = "Capitals (demo)"
 DEMO_DATASET = "Capitals (demo)"
 DEMO_PROVIDER = "Bundled local model"
+STARTER_PROVIDER = DEMO_PROVIDER
+"""The name of the provider a new account starts with (the bundled model)."""
+
+
+# --------------------------------------------------------------------------- accounts
+
+
+def bundled_model_installed() -> bool:
+    """Whether this machine can serve the bundled model: its GGUF package and llama.cpp's server.
+
+    Checked through package metadata, without importing either (see
+    `optimizer_core.local_models.installation`).
+    """
+    from optimizer_core.local_models import LocalModelError, bundled_model_path, server_available
+
+    if not server_available():
+        return False
+    try:
+        bundled_model_path()
+    except LocalModelError:
+        return False
+    return True
+
+
+def give_starter_provider(user: Any) -> Provider | None:
+    """Make the bundled model a new account's default language provider, so it can train at once.
+
+    Nothing is done (None) when ``settings.STUDIO_STARTER_PROVIDER`` is off, when the
+    bundled model is not installed here, or when the user already has a language
+    provider; safe to call more than once. Every creation path reaches it: `create_account`
+    calls it, and a ``post_save`` hook (`studio.accounts.signals`) calls it for users made
+    elsewhere (``createsuperuser``, the admin, scripts).
+    """
+    if not getattr(settings, "STUDIO_STARTER_PROVIDER", True):
+        return None
+    if Provider.objects.filter(owner=user, kind=Provider.Kind.LANGUAGE).exists():
+        return None
+    if not bundled_model_installed():
+        return None
+    return provider_services.create_provider(
+        owner=user, name=STARTER_PROVIDER, model=provider_services.LOCAL_MODEL, is_default=True
+    )
+
+
+def create_account(*, username: str, password: str, email: str = "") -> Any:
+    """Register a user (sign-up), checking the username and Django's password validators.
+
+    The account starts with the bundled model as its default provider when it is
+    installed (`give_starter_provider`).
+
+    Raises:
+        AccountError: the username is invalid or taken (path ``username``), or the
+            password fails a validator (path ``password``, one error per validator).
+    """
+    user_model = get_user_model()
+    username = user_model.normalize_username(username.strip())
+    email = user_model.objects.normalize_email(email.strip()) if email else ""
+    problems: list[FieldError] = []
+    try:
+        user_model._meta.get_field("username").run_validators(username)
+    except DjangoValidationError as error:
+        problems.extend(FieldError("username", message) for message in error.messages)
+    if username and user_model.objects.filter(username__iexact=username).exists():
+        problems.append(FieldError("username", "this username is taken"))
+    try:
+        validate_password(password, user=user_model(username=username, email=email))
+    except DjangoValidationError as error:
+        problems.extend(FieldError("password", message) for message in error.messages)
+    if problems:
+        raise AccountError(problems)
+    try:
+        with transaction.atomic():
+            user = user_model.objects.create_user(username, email or "", password)
+            give_starter_provider(user)
+    except IntegrityError:  # the same name registered between the check and the insert
+        raise AccountError("this username is taken", path="username") from None
+    return user
+
+
+_DEMO_PASSWORD_CHECKS: dict[str, bool] = {}
+
+
+def demo_account_hint() -> dict[str, str] | None:
+    """The demo account's credentials, to show on the sign-in page, or None.
+
+    Only where ``settings.STUDIO_SHOW_DEMO_ACCOUNT`` is on (the embedded default, never
+    production), and only while the demo user exists, is active and still has the
+    documented default password: a password chosen through ``STUDIO_DEMO_PASSWORD``
+    or changed since is never shown. The (slow) password check is done once per stored
+    hash.
+    """
+    if not getattr(settings, "STUDIO_SHOW_DEMO_ACCOUNT", False):
+        return None
+    username = os.environ.get(DEMO_USER_ENV) or DEFAULT_DEMO_USER
+    user = get_user_model().objects.filter(username=username, is_active=True).first()
+    if user is None or not user.password:
+        return None
+    if user.password not in _DEMO_PASSWORD_CHECKS:
+        if len(_DEMO_PASSWORD_CHECKS) > 16:
+            _DEMO_PASSWORD_CHECKS.clear()
+        _DEMO_PASSWORD_CHECKS[user.password] = user.check_password(DEFAULT_DEMO_PASSWORD)
+    if not _DEMO_PASSWORD_CHECKS[user.password]:
+        return None
+    return {"username": username, "password": DEFAULT_DEMO_PASSWORD}
 
 
 def issue_token(user: AbstractBaseUser) -> str:
@@ -145,3 +258,83 @@ def ensure_demo(*, username: str | None = None, password: str | None = None) -> 
     return DemoAccount(
         user=user, created=created, program=program, dataset=dataset, provider=provider
     )
+
+
+# --------------------------------------------------------------------------- DataModel library
+
+
+def check_data_model_schema(schema: Any, *, argument: str = "schema") -> dict[str, Any]:
+    """Check that a library entry's schema is one the engine can build a DataModel from.
+
+    Bounded like dataset schemas: nested at most `MAX_DEPTH` levels, then built by
+    `optimizer_core.datamodels.data_model_from_schema` (which refuses class hints).
+
+    Raises:
+        DataModelError: not an object schema, nested too deeply, or not buildable
+            (path ``schema``).
+    """
+    if not isinstance(schema, dict):
+        raise DataModelError(f"`{argument}` must be a JSON object schema", path=argument)
+    if exceeds_depth(schema, MAX_DEPTH):
+        raise DataModelError(
+            f"`{argument}` is nested deeper than {MAX_DEPTH} levels", path=argument
+        )
+    try:
+        data_model_from_schema(schema, name="LibraryModel")
+    except RecursionError:
+        raise DataModelError(
+            f"`{argument}` is recursive or nested too deeply to build", path=argument
+        ) from None
+    except Exception as error:  # whatever the builder trips on is the schema's fault
+        raise DataModelError(
+            f"`{argument}` is not a usable schema: {error}", path=argument
+        ) from None
+    return schema
+
+
+def _save_data_model(model: SavedDataModel) -> SavedDataModel:
+    try:
+        with transaction.atomic():
+            model.save()
+    except IntegrityError:
+        raise DataModelConflict(
+            f"a data model named {model.name!r} already exists", path="name"
+        ) from None
+    return model
+
+
+def create_data_model(
+    *, owner: Any, name: str, schema: Any, class_path: str = ""
+) -> SavedDataModel:
+    """Add a DataModel to the owner's library.
+
+    Raises:
+        DataModelError: the schema is unusable.
+        DataModelConflict: the owner already has a model of this name.
+    """
+    checked = check_data_model_schema(schema)
+    return _save_data_model(
+        SavedDataModel(owner=owner, name=name, schema=checked, class_path=class_path)
+    )
+
+
+def update_data_model(
+    model: SavedDataModel,
+    *,
+    name: str | None = None,
+    schema: Any = None,
+    class_path: str | None = None,
+) -> SavedDataModel:
+    """Rename a library DataModel or change its schema.
+
+    Raises:
+        DataModelError: the schema is unusable.
+        DataModelConflict: another model of the owner has the new name.
+    """
+    if schema is not None:
+        model.schema = check_data_model_schema(schema)
+    if name is not None:
+        model.name = name
+    if class_path is not None:
+        model.class_path = class_path
+    return _save_data_model(model)

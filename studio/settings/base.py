@@ -126,10 +126,11 @@ REST_FRAMEWORK = {
     ],
     "EXCEPTION_HANDLER": "studio.common.errors.exception_handler",
     # Sign-in and token creation (studio.accounts.api.throttling): every attempt per
-    # client address, and failures per address and username.
+    # client address, and failures per address and username; sign-up per address.
     "DEFAULT_THROTTLE_RATES": {
         "sign_in": env("STUDIO_SIGN_IN_RATE", default="60/min"),
         "sign_in_failures": env("STUDIO_SIGN_IN_FAILURE_RATE", default="10/min"),
+        "sign_up": env("STUDIO_SIGN_UP_RATE", default="30/hour"),
     },
     # The client address is REMOTE_ADDR unless this many proxies add X-Forwarded-For
     # (trusting the header from anyone would let a client pick its own address).
@@ -143,6 +144,15 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
 }
+
+# Accounts. Sign-up (POST /api/auth/signup/) is closed unless a deployment opens it (the
+# embedded default does: studio.settings.local). A new account starts with the bundled
+# model as its default provider when it is installed (studio.accounts.signals). The
+# sign-in page names the demo account and its default password only where
+# STUDIO_SHOW_DEMO_ACCOUNT is set, which only the embedded default does.
+STUDIO_OPEN_REGISTRATION = env.bool("STUDIO_OPEN_REGISTRATION", default=False)
+STUDIO_STARTER_PROVIDER = env.bool("STUDIO_STARTER_PROVIDER", default=True)
+STUDIO_SHOW_DEMO_ACCOUNT = False
 
 # A running run whose worker sent no heartbeat for this long is re-queued (worker died).
 STUDIO_RUN_STALE_AFTER_S = env.float("STUDIO_RUN_STALE_AFTER_S", default=120.0)

@@ -41,3 +41,9 @@ if not os.environ.get("DJANGO_SECRET_KEY"):
     os.environ["DJANGO_SECRET_KEY"] = _install_secret()
 
 from studio.settings.base import *  # noqa: E402, F403
+from studio.settings.base import env  # noqa: E402
+
+# One machine, its own users: anyone who reaches it may register, and the sign-in
+# page names the demo account while it keeps its documented default password.
+STUDIO_OPEN_REGISTRATION = env.bool("STUDIO_OPEN_REGISTRATION", default=True)
+STUDIO_SHOW_DEMO_ACCOUNT = True

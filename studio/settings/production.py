@@ -11,3 +11,7 @@ DEBUG = False
 STUDIO_ENCRYPTION_KEY = env("STUDIO_ENCRYPTION_KEY")
 SESSION_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
 CSRF_COOKIE_SECURE = env.bool("DJANGO_SECURE_COOKIES", default=True)
+# Accounts are made by staff (admin, createsuperuser) unless STUDIO_OPEN_REGISTRATION
+# says otherwise; a demo password is never shown.
+STUDIO_OPEN_REGISTRATION = env.bool("STUDIO_OPEN_REGISTRATION", default=False)
+STUDIO_SHOW_DEMO_ACCOUNT = False

@@ -1,7 +1,8 @@
-"""Throttles of sign-in and token creation.
+"""Throttles of sign-in, token creation and sign-up.
 
-Two limits: every attempt per client address (``sign_in`` scope, DRF's
-ScopedRateThrottle), and failed attempts per client address and username
+Sign-up: every attempt per client address (``sign_up`` scope, DRF's
+ScopedRateThrottle). Sign-in, two limits: every attempt per client address
+(``sign_in`` scope), and failed attempts per client address and username
 (``sign_in_failures``): past that rate even the right password answers 429 with
 Retry-After until the window has passed, so a password cannot be guessed at full
 speed. Rates are in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``.
@@ -18,6 +19,17 @@ from rest_framework.throttling import ScopedRateThrottle, SimpleRateThrottle
 
 class SignInThrottle(ScopedRateThrottle):
     """Every sign-in / token request, per client address (views set ``throttle_scope``)."""
+
+
+class SignUpThrottle(ScopedRateThrottle):
+    """Every sign-up request, per client address (scope ``sign_up``).
+
+    Always the address, even for a signed-in caller: each sign-up signs its new user
+    in, so counting per user would give every new account a fresh allowance.
+    """
+
+    def get_cache_key(self, request: Request, view: Any) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
 def _username(request: Request) -> str:

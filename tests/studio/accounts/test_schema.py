@@ -9,7 +9,9 @@ from drf_spectacular.validation import validate_schema
 pytestmark = pytest.mark.django_db
 
 OPERATION_IDS = {
-    "auth_login", "auth_logout", "auth_me", "auth_csrf", "auth_token",
+    "auth_login", "auth_logout", "auth_me", "auth_csrf", "auth_token", "auth_signup",
+    "auth_config", "data_models_list", "data_models_create", "data_models_retrieve",
+    "data_models_update", "data_models_partial_update", "data_models_destroy",
     "programs_list", "programs_create", "programs_retrieve", "programs_update",
     "programs_partial_update", "programs_destroy", "programs_validate",
     "programs_versions_list", "programs_versions_create", "programs_versions_retrieve",

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/api/auth/config/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What the sign-in page offers: sign-up, and the demo account in the embedded studio. */
+        get: operations["auth_config"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/csrf/": {
         parameters: {
             query?: never;
@@ -70,6 +87,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/signup/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * @description Register and open a session, while ``STUDIO_OPEN_REGISTRATION`` is on.
+         *
+         *     CSRF is enforced as for sign-in. The new account starts with the bundled model as
+         *     its default provider when it is installed.
+         */
+        post: operations["auth_signup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/token/": {
         parameters: {
             query?: never;
@@ -89,6 +128,68 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/data-models/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The caller's DataModel library (the editor's designer; dataset uploads offer it too).
+         *
+         *     Not paginated: a library is a few dozen models, and the editor needs all of them.
+         */
+        get: operations["data_models_list"];
+        put?: never;
+        /**
+         * @description The caller's DataModel library (the editor's designer; dataset uploads offer it too).
+         *
+         *     Not paginated: a library is a few dozen models, and the editor needs all of them.
+         */
+        post: operations["data_models_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/data-models/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description The caller's DataModel library (the editor's designer; dataset uploads offer it too).
+         *
+         *     Not paginated: a library is a few dozen models, and the editor needs all of them.
+         */
+        get: operations["data_models_retrieve"];
+        /**
+         * @description The caller's DataModel library (the editor's designer; dataset uploads offer it too).
+         *
+         *     Not paginated: a library is a few dozen models, and the editor needs all of them.
+         */
+        put: operations["data_models_update"];
+        post?: never;
+        /**
+         * @description The caller's DataModel library (the editor's designer; dataset uploads offer it too).
+         *
+         *     Not paginated: a library is a few dozen models, and the editor needs all of them.
+         */
+        delete: operations["data_models_destroy"];
+        options?: never;
+        head?: never;
+        /**
+         * @description The caller's DataModel library (the editor's designer; dataset uploads offer it too).
+         *
+         *     Not paginated: a library is a few dozen models, and the editor needs all of them.
+         */
+        patch: operations["data_models_partial_update"];
         trace?: never;
     };
     "/api/datasets/": {
@@ -536,6 +637,12 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AuthConfig: {
+            /** @description whether POST /api/auth/signup/ is open */
+            registration_open: boolean;
+            /** @description the demo account's credentials while it has its documented default password (the embedded studio only); null otherwise */
+            demo_account: components["schemas"]["DemoAccount"] | null;
+        };
         BuiltinCreateRequest: {
             /** @description a name from /api/datasets/catalogue/ */
             builtin_name: string;
@@ -674,6 +781,10 @@ export interface components {
              *     * `builtin` - Builtin
              */
             format?: components["schemas"]["FormatEnum"];
+        };
+        DemoAccount: {
+            username: string;
+            password: string;
         };
         Diff: {
             to: number;
@@ -863,6 +974,12 @@ export interface components {
             params?: unknown;
             is_default?: boolean;
         };
+        PatchedSavedDataModelRequest: {
+            name?: string;
+            class_path?: string;
+            /** @description the model's JSON schema (pydantic's model_json_schema()) */
+            schema?: unknown;
+        };
         Preview: {
             rows: components["schemas"]["PreviewRow"][];
         };
@@ -1051,6 +1168,28 @@ export interface components {
             last_seq: number;
             has_more: boolean;
         };
+        SavedDataModel: {
+            readonly id: number;
+            name: string;
+            class_path?: string;
+            /** @description the model's JSON schema (pydantic's model_json_schema()) */
+            schema: unknown;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        SavedDataModelRequest: {
+            name: string;
+            class_path?: string;
+            /** @description the model's JSON schema (pydantic's model_json_schema()) */
+            schema: unknown;
+        };
+        SignUpRequest: {
+            username: string;
+            password: string;
+            email?: string;
+        };
         /**
          * @description * `queued` - Queued
          *     * `running` - Running
@@ -1104,6 +1243,11 @@ export interface components {
             readonly email: string | null;
             readonly first_name: string;
             readonly last_name: string;
+            /**
+             * Staff status
+             * @description Designates whether the user can log into this admin site.
+             */
+            readonly is_staff: boolean;
         };
         ValidationResult: {
             valid: boolean;
@@ -1125,6 +1269,25 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    auth_config: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthConfig"];
+                };
+            };
+        };
+    };
     auth_csrf: {
         parameters: {
             query?: never;
@@ -1220,6 +1383,52 @@ export interface operations {
             };
         };
     };
+    auth_signup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignUpRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SignUpRequest"];
+                "multipart/form-data": components["schemas"]["SignUpRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description invalid or taken username, weak password */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description registration is closed on this server */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description too many attempts; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     auth_token: {
         parameters: {
             query?: never;
@@ -1256,6 +1465,149 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    data_models_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedDataModel"][];
+                };
+            };
+        };
+    };
+    data_models_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavedDataModelRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SavedDataModelRequest"];
+                "multipart/form-data": components["schemas"]["SavedDataModelRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedDataModel"];
+                };
+            };
+        };
+    };
+    data_models_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this saved data model. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedDataModel"];
+                };
+            };
+        };
+    };
+    data_models_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this saved data model. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavedDataModelRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SavedDataModelRequest"];
+                "multipart/form-data": components["schemas"]["SavedDataModelRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedDataModel"];
+                };
+            };
+        };
+    };
+    data_models_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this saved data model. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    data_models_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this saved data model. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedSavedDataModelRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedSavedDataModelRequest"];
+                "multipart/form-data": components["schemas"]["PatchedSavedDataModelRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedDataModel"];
+                };
             };
         };
     };
