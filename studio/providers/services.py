@@ -1,13 +1,16 @@
-"""Provider operations: create / update with an encrypted key, defaults, model building."""
+"""Provider operations: create / update with an encrypted key, defaults, model building,
+and a connection check (one small call)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 from django.db import transaction
 
 from optimizer_core.language_models import EmbeddingModel, LanguageModel
-from studio.providers import crypto
+from studio.providers import crypto, redaction
 from studio.providers.exceptions import ProviderError
 from studio.providers.models import Provider
 
@@ -319,3 +322,48 @@ def delete_provider(provider: Provider) -> None:
             if successor is not None:
                 successor.is_default = True
                 successor.save(update_fields=["is_default"])
+
+
+CONNECTION_PROMPT = "Reply with the single word: ok"
+CONNECTION_TIMEOUT_S = 30.0
+"""The most a connection check waits for its one call, retries included."""
+
+
+def check_connection(provider: Provider) -> JsonDict:
+    """Make one small call with a provider's settings and report how it went.
+
+    A language provider answers a tiny prompt (at most 16 tokens); an embedding
+    provider embeds one word. Whatever the provider answers or raises, the report
+    holds no API key: error texts go through `redaction.redact` (keys in use,
+    key-shaped strings).
+
+    Returns:
+        ``{"ok", "answer", "error", "latency_s"}``: ``answer`` (the model's text, or
+        the embedding's size) when it worked, else ``error``, the provider's reason.
+    """
+    limits = {"timeout": CONNECTION_TIMEOUT_S, "total_timeout": CONNECTION_TIMEOUT_S}
+    started = time.perf_counter()
+    try:
+        if provider.kind == Provider.Kind.EMBEDDING:
+            embedder = build_embedding_model(provider, max_retries=0, **limits)
+            vectors = asyncio.run(embedder(["ok"]))
+            answer = f"an embedding of {len(vectors[0])} dimensions"
+        else:
+            language_model = build_language_model(
+                provider, max_tokens=16, max_retries=0, cache_dir=None, **limits
+            )
+            reply = asyncio.run(language_model([{"role": "user", "content": CONNECTION_PROMPT}]))
+            answer = reply if isinstance(reply, str) else str(reply)
+    except Exception as error:  # the report is the point: any failure is the provider's answer
+        return {
+            "ok": False,
+            "answer": None,
+            "error": redaction.redact(f"{type(error).__name__}: {error}"),
+            "latency_s": round(time.perf_counter() - started, 3),
+        }
+    return {
+        "ok": True,
+        "answer": redaction.redact(answer.strip())[:500],
+        "error": None,
+        "latency_s": round(time.perf_counter() - started, 3),
+    }

@@ -69,3 +69,14 @@ class ProviderCatalogueEntrySerializer(serializers.Serializer[dict[str, Any]]):
     label = serializers.CharField()
     needs_api_key = serializers.BooleanField()
     local = serializers.BooleanField()
+
+
+class ConnectionCheckSerializer(serializers.Serializer[dict[str, Any]]):
+    ok = serializers.BooleanField(help_text="whether the provider answered")
+    answer = serializers.CharField(
+        allow_null=True, help_text="the model's reply (an embedding: its size); null on failure"
+    )
+    error = serializers.CharField(
+        allow_null=True, help_text="the provider's error, without any API key; null on success"
+    )
+    latency_s = serializers.FloatField(help_text="seconds the call took")

@@ -1,4 +1,5 @@
-"""Provider endpoints: CRUD of the caller's providers, the catalogue, set-default."""
+"""Provider endpoints: CRUD of the caller's providers, the catalogue, set-default, and a
+connection check."""
 
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ from rest_framework.response import Response
 from rest_framework.serializers import BaseSerializer
 
 from studio.providers import services
-from studio.providers.api.serializers import ProviderCatalogueEntrySerializer, ProviderSerializer
+from studio.providers.api.serializers import (
+    ConnectionCheckSerializer,
+    ProviderCatalogueEntrySerializer,
+    ProviderSerializer,
+)
 from studio.providers.models import Provider
 
 
@@ -78,3 +83,16 @@ class ProviderViewSet(
     def set_default(self, request: Request, pk: str | None = None) -> Response:
         provider = services.set_default(self.get_object())
         return Response(self.get_serializer(provider).data, status=status.HTTP_200_OK)
+
+    @extend_schema(
+        operation_id="providers_test",
+        request=None,
+        responses=ConnectionCheckSerializer,
+        description="Make one small call with this provider (a tiny prompt, at most 16 "
+        "tokens, 30 s at most) and report the answer or the provider's error, with the "
+        "latency. Answers 200 either way; `ok` says which.",
+    )
+    @action(detail=True, methods=["post"], url_path="test")
+    def test_connection(self, request: Request, pk: str | None = None) -> Response:
+        report = services.check_connection(self.get_object())
+        return Response(ConnectionCheckSerializer(report).data)

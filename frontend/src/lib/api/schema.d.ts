@@ -497,6 +497,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/providers/{id}/test/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Make one small call with this provider (a tiny prompt, at most 16 tokens, 30 s at most) and report the answer or the provider's error, with the latency. Answers 200 either way; `ok` says which. */
+        post: operations["providers_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/providers/catalogue/": {
         parameters: {
             query?: never;
@@ -667,6 +684,19 @@ export interface components {
             variables: {
                 [key: string]: unknown;
             };
+        };
+        ConnectionCheck: {
+            /** @description whether the provider answered */
+            ok: boolean;
+            /** @description the model's reply (an embedding: its size); null on failure */
+            answer: string | null;
+            /** @description the provider's error, without any API key; null on success */
+            error: string | null;
+            /**
+             * Format: double
+             * @description seconds the call took
+             */
+            latency_s: number;
         };
         Csrf: {
             csrf_token: string;
@@ -2465,6 +2495,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Provider"];
+                };
+            };
+        };
+    };
+    providers_test: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this provider. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectionCheck"];
                 };
             };
         };
