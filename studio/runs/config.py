@@ -6,13 +6,16 @@
      "metrics": [{"name": "f1_score", "params": {"in_mask": ["answer"]}}],
      "optimizer": {"name": "random_few_shot", "params": {"nb_max_examples": 3, "seed": 0}}}
 
-A bare name stands for ``{"name": name, "params": {}}``. A name must be one of
-the family's built-ins (CamelCase or snake_case); the object is built through
-the family's own `deserialize`, in safe mode, so a parameter that holds a
-serialised object (a `MeanRewardWrapper`'s ``fn``, a `ProgramAsJudge`'s
-``program``) resolves only to a registered object of the right kind. Parameters
-are checked by building the object, so the library's own message (which names
-the argument) reaches the user.
+A bare name stands for ``{"name": name, "params": {}}``. A name is looked up in
+the engine's family (`optimizer_core.saving.family`): a built-in in any
+spelling (``"ExactMatch"``, ``"exact_match"``) or the registered name of a
+registered member class. What the class needs (its ``needs``: a language model,
+an embedding model) the studio supplies; its parameters are checked against the
+settings it declares (type, range, choices), then by building the object
+through the family's own `deserialize`, in safe mode, so a parameter that holds
+a serialised object (a `MeanRewardWrapper`'s ``fn``, a `ProgramAsJudge`'s
+``program``) resolves only to a registered object of the right kind. Either
+check names the argument in its message.
 
 ``fit_config``: ``epochs``, ``batch_size``, ``validation_split``, ``seed``,
 ``shuffle`` and ``evaluations`` (how many times the test split is evaluated
@@ -24,44 +27,56 @@ paths to the offending field, e.g. ``compile_config.optimizer.params``.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from optimizer_core import metrics as metrics_family
-from optimizer_core import optimizers as optimizers_family
-from optimizer_core import rewards as rewards_family
-from optimizer_core.saving import RefusedObjectError, locate, safe_mode_scope
+from optimizer_core.saving import (
+    Param,
+    RefusedObjectError,
+    check_params,
+    family,
+    get_registered_name,
+    locate,
+    needs_of,
+    safe_mode_scope,
+    user_params,
+)
+from optimizer_core.saving.params import completed
 
 JsonDict = dict[str, Any]
 
-# Rewards and optimizers whose constructor needs a language model get the run's provider;
-# those that need an embedding model get the owner's (see providers.default_embedding_model).
-_NEEDS_LANGUAGE_MODEL = {"LMAsJudge", "OMEGA"}
-_NEEDS_EMBEDDING_MODEL = {"CosineSimilarity", "OMEGA"}
+#: What the studio supplies to a class that needs it: the run's provider, and the
+#: owner's embedding model (see providers.default_embedding_model).
+SUPPLIED_NEEDS = ("language_model", "embedding_model")
+#: Constructor arguments a run config may not set.
+_RESERVED_PARAMS = ("language_model", "embedding_model", "distance_function")
 
-FIT_DEFAULTS: JsonDict = {
-    "epochs": 1,
-    "batch_size": 32,
-    "validation_split": 0.0,
-    "seed": None,
-    "shuffle": True,
-    "evaluations": 3,
+#: The fit settings, their defaults and ranges (what run setup shows and this module checks).
+FIT_PARAMS: tuple[Param, ...] = tuple(
+    completed(param)
+    for param in (
+        Param("epochs", "passes over the training rows", type="int", default=1,
+              minimum=1, maximum=1000),
+        Param("batch_size", "rows predicted together; the optimizer steps once per batch",
+              type="int", default=32, minimum=1, maximum=4096),
+        Param("validation_split",
+              "fraction of the training rows held out to score candidates and epochs",
+              type="float", default=0.0, minimum=0.0, maximum=1.0, exclusive_maximum=True),
+        Param("seed", "seed of the split and the shuffle (none: random)", type="int",
+              default=None),
+        Param("evaluations", "times the test split is evaluated before and after training",
+              label="Evaluations (before / after)", type="int", default=3, minimum=1,
+              maximum=20),
+        Param("shuffle", "shuffle the training rows every epoch", type="bool", default=True),
+    )
+)  # fmt: skip
+FIT_DEFAULTS: JsonDict = {param.name: param.default for param in FIT_PARAMS}
+_INT_RANGES = {
+    param.name: (int(param.minimum), int(param.maximum))
+    for param in FIT_PARAMS
+    if param.type == "int" and param.minimum is not None and param.maximum is not None
 }
-_INT_RANGES = {"epochs": (1, 1000), "batch_size": (1, 4096), "evaluations": (1, 20)}
-
-
-def _squash(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
-def _class_name(family_objects: dict[str, Any], name: str) -> str | None:
-    wanted = _squash(name)
-    for key, cls in family_objects.items():
-        if _squash(key) == wanted:
-            return str(cls.__name__)
-    return None
 
 
 def _entry(value: Any, where: str) -> tuple[str, JsonDict]:
@@ -80,44 +95,67 @@ def _entry(value: Any, where: str) -> tuple[str, JsonDict]:
     raise ValidationError({where: 'expected a name or {"name": ..., "params": {...}}'})
 
 
+def _entries(config: Any) -> list[tuple[str, Any]]:
+    if not isinstance(config, dict):
+        return []
+    metrics = config.get("metrics")
+    return [
+        ("reward", config.get("reward")),
+        ("optimizer", config.get("optimizer")),
+        *(("metric", entry) for entry in (metrics if isinstance(metrics, list) else [])),
+    ]
+
+
 def needs_embedding_model(config: Any) -> bool:
     """Whether a compile config names something that needs an embedding model."""
-    entries = [config.get("reward"), config.get("optimizer"), *(config.get("metrics") or [])]
-    for entry in entries if isinstance(config, dict) else []:
+    for kind, entry in _entries(config):
         name = entry if isinstance(entry, str) else (entry or {}).get("name", "")
-        if _squash(str(name)) in {_squash(n) for n in _NEEDS_EMBEDDING_MODEL} | {"omega"}:
+        cls = family(kind).find(str(name))
+        if cls is not None and "embedding_model" in needs_of(cls):
             return True
     return False
 
 
 def _build(
-    family: Any, value: Any, where: str, language_model: Any, embedding_model: Any = None
+    kind: str, value: Any, where: str, language_model: Any, embedding_model: Any = None
 ) -> Any:
     name, params = _entry(value, where)
-    class_name = _class_name(family.ALL_OBJECTS, name)
-    if class_name is None:
-        known = sorted({cls.__name__ for cls in family.ALL_OBJECTS.values()})
+    members = family(kind)
+    cls = members.find(name)
+    if cls is None:
+        known = sorted(members.name_of(member) for member in members.members())
         raise ValidationError({f"{where}.name": f"unknown name {name!r}; known: {known}"})
-    for reserved in ("language_model", "embedding_model", "distance_function"):
+    for reserved in _RESERVED_PARAMS:
         if reserved in params:
             raise ValidationError(
                 {f"{where}.params.{reserved}": "set by the studio from the run's providers"}
             )
-    if class_name in _NEEDS_LANGUAGE_MODEL:
+    try:
+        # The declared ranges, where the constructor does not check them itself.
+        check_params(user_params(cls), params)
+    except (TypeError, ValueError) as error:
+        raise ValidationError({f"{where}.params": str(error)}) from None
+    needs = needs_of(cls)
+    if "language_model" in needs:
         if language_model is None:
             from optimizer_core.language_models import FakeLanguageModel
 
             language_model = FakeLanguageModel()  # stands in while validating only
         params["language_model"] = language_model
-    if class_name in _NEEDS_EMBEDDING_MODEL:
+    if "embedding_model" in needs:
         if embedding_model is None:
             from optimizer_core.language_models import FakeEmbeddingModel
 
             embedding_model = FakeEmbeddingModel()  # stands in while validating only
         params["embedding_model"] = embedding_model
+    serialised = {
+        "class_name": cls.__name__,
+        "registered_name": get_registered_name(cls),
+        "config": params,
+    }
     try:
         with safe_mode_scope(True):
-            return family.get(family.deserialize({"class_name": class_name, "config": params}))
+            return members.get(members.deserialize(serialised))
     except RefusedObjectError as error:
         inside = locate(params, error.config)
         field = f"{where}.params.{inside}" if inside else f"{where}.params"
@@ -149,12 +187,10 @@ def build_compile_objects(
         raise ValidationError({"compile_config.metrics": "must be a list"})
     models = (language_model, embedding_model)
     return {
-        "reward": _build(rewards_family, config["reward"], "compile_config.reward", *models),
-        "optimizer": _build(
-            optimizers_family, config["optimizer"], "compile_config.optimizer", *models
-        ),
+        "reward": _build("reward", config["reward"], "compile_config.reward", *models),
+        "optimizer": _build("optimizer", config["optimizer"], "compile_config.optimizer", *models),
         "metrics": [
-            _build(metrics_family, m, f"compile_config.metrics[{i}]", *models)
+            _build("metric", m, f"compile_config.metrics[{i}]", *models)
             for i, m in enumerate(metrics)
         ],
     }

@@ -7,10 +7,12 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from optimizer_core.saving.params import PARAM_TYPES
 from studio.common.fields import JSONField
 from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
 from studio.providers.models import Provider
+from studio.runs.config import SUPPLIED_NEEDS
 from studio.runs.lineage import inherited_epochs
 from studio.runs.models import Checkpoint, Run, RunEvent
 
@@ -135,3 +137,47 @@ class CheckpointSerializer(serializers.ModelSerializer):
 class CompareSerializer(serializers.Serializer):
     runs = serializers.ListField(child=serializers.DictField())
     variables = serializers.DictField()
+
+
+class CatalogueParamSerializer(serializers.Serializer[dict[str, Any]]):
+    """One user setting of a catalogue entry (or of the fit settings)."""
+
+    name = serializers.CharField(help_text="the key in `params` (or `fit_config`)")
+    label = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    type = serializers.ChoiceField(
+        choices=PARAM_TYPES,
+        help_text="`fields`: a list of the dataset's output field names (a mask)",
+    )
+    default = JSONField(allow_null=True, help_text="the value used when the key is left out")
+    nullable = serializers.BooleanField(help_text="whether null is allowed")
+    required = serializers.BooleanField()
+    minimum = serializers.FloatField(allow_null=True)
+    maximum = serializers.FloatField(allow_null=True)
+    exclusive_minimum = serializers.BooleanField(help_text="`minimum` itself is refused")
+    exclusive_maximum = serializers.BooleanField(help_text="`maximum` itself is refused")
+    choices = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="the allowed values of a str"
+    )
+
+
+class CatalogueEntrySerializer(serializers.Serializer[dict[str, Any]]):
+    """A reward, metric or optimizer a run can use."""
+
+    name = serializers.CharField(help_text="what `compile_config` names it by")
+    label = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    needs = serializers.ListField(
+        child=serializers.ChoiceField(choices=SUPPLIED_NEEDS),
+        help_text="what the studio supplies to it: the run's provider, the owner's embedding model",
+    )
+    params = CatalogueParamSerializer(many=True)
+
+
+class CatalogueSerializer(serializers.Serializer[dict[str, Any]]):
+    """What run setup offers, from the engine's registry."""
+
+    rewards = CatalogueEntrySerializer(many=True)
+    metrics = CatalogueEntrySerializer(many=True)
+    optimizers = CatalogueEntrySerializer(many=True)
+    fit = CatalogueParamSerializer(many=True, help_text="the settings of `fit_config`")

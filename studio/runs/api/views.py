@@ -15,12 +15,14 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
 from studio.providers.models import Provider
 from studio.runs import services
 from studio.runs.api.serializers import (
+    CatalogueSerializer,
     CheckpointSerializer,
     CompareSerializer,
     ForkSerializer,
@@ -30,6 +32,7 @@ from studio.runs.api.serializers import (
     RunEventSerializer,
     RunSerializer,
 )
+from studio.runs.catalogue import run_catalogue
 from studio.runs.compare import compare_runs
 from studio.runs.models import Run
 
@@ -254,3 +257,15 @@ class RunViewSet(
         if missing:
             return Response({"detail": f"runs not found: {missing}"}, status=404)
         return Response(compare_runs([runs[i] for i in ids]))
+
+
+class CatalogueView(APIView):
+    """What run setup offers: the engine's rewards, metrics and optimizers, and the fit settings.
+
+    Each entry carries its needs and its settings (type, default, range or
+    choices), so the run form is built from it alone.
+    """
+
+    @extend_schema(operation_id="catalogue", responses=CatalogueSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(CatalogueSerializer(run_catalogue()).data)
