@@ -42,6 +42,19 @@ def _check_layout(layout: Any) -> JsonDict:
 # --------------------------------------------------------------------------- programs and versions
 
 
+def document_description(document: Any) -> str | None:
+    """The description a program document carries (``program.description``), or None.
+
+    None for a missing, null or blank one: a document without a description leaves
+    the program's as it is.
+    """
+    program = document.get("program") if isinstance(document, dict) else None
+    value = program.get("description") if isinstance(program, dict) else None
+    if isinstance(value, str) and value.strip():
+        return value
+    return None
+
+
 def create_program(
     *,
     owner: Any,
@@ -59,6 +72,7 @@ def create_program(
     """
     clean = checked_document(document)
     clean_layout = _check_layout(layout)
+    description = description or document_description(clean) or ""
     with transaction.atomic():
         if Program.objects.filter(owner=owner, name=name).exists():
             raise ProgramConflict(f"you already have a program named {name!r}", field="name")
@@ -74,11 +88,15 @@ def create_version(
 ) -> ProgramVersion:
     """Add version n+1 to a program (versions are never changed once written).
 
+    A document that carries a description (``program.description``, what the editor's
+    description box writes) makes it the program's description.
+
     Raises:
         DocumentInvalid: the document (or layout) does not validate; nothing is stored.
     """
     clean = checked_document(document)
     clean_layout = _check_layout(layout)
+    description = document_description(clean)
     with transaction.atomic():
         # Lock the program row so two saves cannot take the same number.
         locked = Program.objects.select_for_update().get(pk=program.pk)
@@ -90,7 +108,12 @@ def create_version(
             layout=clean_layout,
             message=message,
         )
-        locked.save(update_fields=["updated_at"])
+        changed = ["updated_at"]
+        if description is not None and description != locked.description:
+            locked.description = description
+            changed.append("description")
+        locked.save(update_fields=changed)
+    program.description = locked.description
     return version
 
 
@@ -159,6 +182,7 @@ def import_program(*, owner: Any, payload: Any, name: str = "", description: str
         description = description or str(payload.get("description") or "")
     if isinstance(document, dict) and isinstance(document.get("program"), dict):
         name = name or str(document["program"].get("name") or "")
+        description = description or document_description(document) or ""
     with transaction.atomic():
         return create_program(
             owner=owner,
