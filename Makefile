@@ -46,7 +46,11 @@ $(FRONT_STAMP): frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund --loglevel=error
 	@touch $(FRONT_STAMP)
 
-frontend: $(FRONT_STAMP)
+# The bundle itself needs only node_modules (tsc + vite; the API types it compiles
+# against are committed), but like every target this one leaves a set-up checkout
+# (.venv too), so `make frontend` then `.venv/bin/python scripts/studio.py` works.
+# `make run` and `make test` already depended on both.
+frontend: $(STAMP) $(FRONT_STAMP)
 	cd frontend && npm run build
 
 # The API types must match the server's OpenAPI schema (api:check fails when stale).
