@@ -17,7 +17,10 @@ from optimizer_core.saving.families import Family
 __all__ = ["OMEGA", "Optimizer", "RandomFewShot", "deserialize", "get", "serialize"]
 
 _FAMILY: Family[Optimizer] = Family(
-    kind="optimizer", base=Optimizer, built_ins=(OMEGA, RandomFewShot)
+    kind="optimizer",
+    base=Optimizer,
+    # In the order a catalogue shows them; the first is a run form's default.
+    built_ins=(RandomFewShot, OMEGA),
 )
 
 #: The built-in optimizers by class name.

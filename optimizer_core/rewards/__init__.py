@@ -34,7 +34,8 @@ __all__ = [
 _FAMILY: Family[Reward] = Family(
     kind="reward",
     base=Reward,
-    built_ins=(CosineSimilarity, ExactMatch, LMAsJudge, MeanRewardWrapper, ProgramAsJudge),
+    # In the order a catalogue shows them; the first is a run form's default.
+    built_ins=(ExactMatch, LMAsJudge, CosineSimilarity, ProgramAsJudge, MeanRewardWrapper),
     wrap=MeanRewardWrapper,
     aliases={
         # The reference library's name for MeanRewardWrapper.

@@ -56,7 +56,7 @@ class Entry:
         name: what ``get`` (and a studio run config) takes: the class name of a
             built-in, the registered name (``"Package>Name"``) of another member.
         label: the name for people (``"LM as judge"``).
-        description: the first paragraph of the class docstring.
+        description: the first paragraph of the class docstring, as plain text.
         needs: the constructor arguments its builder supplies (``"language_model"``).
         params: its user settings, complete (see `params.user_params`).
         cls: the class.
@@ -71,10 +71,11 @@ class Entry:
 
 
 def _first_paragraph(cls: type[Any]) -> str:
+    """The first paragraph of the class's own docstring, as plain text (no backticks)."""
     doc = cls.__dict__.get("__doc__")  # its own: a subclass does not borrow its parent's
     if not isinstance(doc, str) or not doc.strip():
         return ""
-    return " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
+    return " ".join(inspect.cleandoc(doc).split("\n\n")[0].replace("`", "").split())
 
 
 class Family(Generic[T]):
