@@ -10,6 +10,8 @@ The hierarchy::
     │   │                            ``path`` says where (``variables.generator/state``)
     │   └── RefusedObjectError       (saving) safe mode refused a name
     ├── RewardError                  a reward or metric returned a non-number
+    ├── LocalModelError              (local_models) the bundled model's server could not
+    │                                be found, started or stopped
     └── LanguageModelError           a call to a language or embedding model failed
         ├── LanguageModelTimeout
         ├── RateLimitError           HTTP 429; carries ``retry_after``
@@ -115,6 +117,10 @@ def join_path(prefix: str, path: str) -> str:
 
 class RewardError(OptimizerCoreError, TypeError):
     """A reward or metric function returned something that is not a number."""
+
+
+class LocalModelError(OptimizerCoreError):
+    """The local model server could not be found, started or stopped."""
 
 
 class LanguageModelError(OptimizerCoreError):

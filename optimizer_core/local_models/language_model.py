@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from optimizer_core.language_models.language_model import (
     ChatRequest,
@@ -13,8 +13,16 @@ from optimizer_core.language_models.language_model import (
 )
 from optimizer_core.saving.object_registry import register_synalinks_serializable
 
-if TYPE_CHECKING:
-    from optimizer_core.local_models.server import LocalModelServer
+
+class SupervisedServer(Protocol):
+    """What a model needs of its server: `LocalModelServer` (or anything with these)."""
+
+    @property
+    def running(self) -> bool:
+        """Whether the server process is alive."""
+
+    def ensure_running(self) -> None:
+        """Restart the server if its process has exited."""
 
 
 @register_synalinks_serializable(package="optimizer_core.local_models")
@@ -62,7 +70,7 @@ class LocalLanguageModel(LanguageModel):
         *,
         structured_output: StructuredOutput = "json_object",
         schema_in_response_format: bool = True,
-        server: LocalModelServer | None = None,
+        server: SupervisedServer | None = None,
         **kwargs: Any,
     ) -> None:
         if not isinstance(schema_in_response_format, bool):
@@ -114,4 +122,4 @@ class LocalLanguageModel(LanguageModel):
         return cls(**copy.deepcopy(config))
 
 
-__all__ = ["LocalLanguageModel"]
+__all__ = ["LocalLanguageModel", "SupervisedServer"]

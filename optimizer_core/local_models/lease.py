@@ -6,9 +6,9 @@ file and removes it at `stop`. A client killed with SIGKILL never stops, so
 its token stays behind with a dead pid. Without a watcher the server would
 then run on for ever with nobody using it.
 
-The process that starts a server also starts this watcher beside it (as a
-script, ``python lease.py ...``: it imports nothing beyond the standard
-library, so it costs a few MB and starts at once). Every ``interval`` seconds
+The process that starts a server also starts this watcher beside it
+(`start_watcher`: the script ``python lease.py ...``, which imports nothing beyond
+the standard library, so it costs a few MB and starts at once). Every ``interval`` seconds
 it reads the state file; once no client pid has been alive for ``grace``
 seconds, it takes the lock the clients take to attach, checks again, stops the
 server (SIGTERM, then SIGKILL after 10 s) and removes the state file. It exits
@@ -28,6 +28,7 @@ import fcntl
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -163,6 +164,65 @@ def watch(
                         return "orphaned"
                     last_client_seen = time.monotonic()
         time.sleep(interval)
+
+
+def start_watcher(
+    *,
+    state_path: Path,
+    lock_path: Path,
+    log_path: Path,
+    pid: int,
+    start_ticks: int | None,
+    grace: float,
+) -> subprocess.Popen[bytes]:
+    """Start the watcher of server ``pid`` (this file as a script, in a session of its own).
+
+    It outlives the process that starts it: that is its purpose. Its output goes
+    to the server's log.
+
+    Args:
+        state_path: the server's state file (its client tokens).
+        lock_path: the lock file the clients take to attach.
+        log_path: the server's log.
+        pid: the server's process id.
+        start_ticks: the server's start time (`process_start_ticks`), if known.
+        grace: seconds without a live client before the server is stopped.
+
+    Raises:
+        OSError: the watcher could not be started.
+    """
+    interval = min(1.0, max(0.05, grace / 5))
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--state", str(state_path),
+        "--lock", str(lock_path),
+        "--pid", str(pid),
+        "--grace", f"{grace:g}",
+        "--interval", f"{interval:g}",
+    ]  # fmt: skip
+    if start_ticks is not None:
+        command += ["--start-ticks", str(start_ticks)]
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def end_watcher(watcher: subprocess.Popen[bytes]) -> None:
+    """Stop a watcher this process started (SIGTERM, then SIGKILL after 5 s) and reap it."""
+    if watcher.poll() is not None:
+        return
+    watcher.terminate()
+    try:
+        watcher.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        watcher.kill()
+        watcher.wait(timeout=5.0)
 
 
 def main(argv: list[str] | None = None) -> int:

