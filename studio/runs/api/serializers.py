@@ -32,8 +32,23 @@ class OwnedPrimaryKeyField(serializers.PrimaryKeyRelatedField):
         return queryset.filter(**{self.owner_path: request.user})
 
 
+def optimizer_name(compile_config: Any) -> str | None:
+    """The optimizer a compile config names (``"omega"`` or ``{"name": "omega", ...}``)."""
+    value = compile_config.get("optimizer") if isinstance(compile_config, dict) else None
+    if isinstance(value, dict):
+        value = value.get("name")
+    return value if isinstance(value, str) and value else None
+
+
 class RunSerializer(serializers.ModelSerializer):
     program = serializers.IntegerField(source="program_version.program_id", read_only=True)
+    # Names beside the ids, for the runs table (what MLflow shows as params).
+    program_name = serializers.CharField(source="program_version.program.name", read_only=True)
+    version_number = serializers.IntegerField(source="program_version.number", read_only=True)
+    dataset_name = serializers.CharField(source="dataset.name", read_only=True)
+    optimizer = serializers.SerializerMethodField(
+        help_text="the optimizer's name in `compile_config` (null when it names none)"
+    )
 
     class Meta:
         model = Run
@@ -41,9 +56,13 @@ class RunSerializer(serializers.ModelSerializer):
             "id",
             "name",
             "program",
+            "program_name",
             "program_version",
+            "version_number",
             "dataset",
+            "dataset_name",
             "provider",
+            "optimizer",
             "compile_config",
             "fit_config",
             "state",
@@ -62,6 +81,9 @@ class RunSerializer(serializers.ModelSerializer):
             "heartbeat_at",
         ]
         read_only_fields = fields
+
+    def get_optimizer(self, run: Run) -> str | None:
+        return optimizer_name(run.compile_config)
 
 
 class InheritedEpochSerializer(serializers.Serializer):

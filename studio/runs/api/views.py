@@ -7,7 +7,7 @@ from typing import Any
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -86,10 +86,22 @@ class RunFilter(django_filters.FilterSet):
     provider = django_filters.ModelChoiceFilter(queryset=_owned(Provider))
     created_after = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_before = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lt")
+    optimizer = django_filters.CharFilter(
+        method="filter_optimizer",
+        max_length=200,
+        help_text="the optimizer named in compile_config (any case)",
+    )
 
     class Meta:
         model = Run
         fields = ["state", "program_version", "dataset", "provider", "program", "parent"]
+
+    def filter_optimizer(self, queryset: QuerySet[Run], name: str, value: str) -> QuerySet[Run]:
+        # compile_config.optimizer is a name, or {"name": ..., "params": ...}.
+        return queryset.filter(
+            Q(compile_config__optimizer__name__iexact=value)
+            | Q(compile_config__optimizer__iexact=value)
+        )
 
 
 def _int_param(request: Request, name: str, default: int, *, low: int, high: int) -> int:
@@ -122,7 +134,9 @@ class RunViewSet(
         if getattr(self, "swagger_fake_view", False):  # schema generation
             return Run.objects.none()
         # Another user's run is simply not found (404), never forbidden.
-        return Run.objects.filter(owner=self.request.user).select_related("program_version")
+        return Run.objects.filter(owner=self.request.user).select_related(
+            "program_version__program", "dataset"
+        )
 
     def get_serializer_class(self) -> Any:
         if self.action == "create":

@@ -130,6 +130,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/catalogue/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description What run setup offers: the engine's rewards, metrics and optimizers, and the fit settings.
+         *
+         *     Each entry carries its needs and its settings (type, default, range or
+         *     choices), so the run form is built from it alone.
+         */
+        get: operations["catalogue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/data-models/": {
         parameters: {
             query?: never;
@@ -668,6 +690,57 @@ export interface components {
             /** @description rows kept per split */
             limit?: number | null;
         };
+        /** @description What run setup offers, from the engine's registry. */
+        Catalogue: {
+            rewards: components["schemas"]["CatalogueEntry"][];
+            metrics: components["schemas"]["CatalogueEntry"][];
+            optimizers: components["schemas"]["CatalogueEntry"][];
+            /** @description the settings of `fit_config` */
+            fit: components["schemas"]["CatalogueParam"][];
+        };
+        /** @description A reward, metric or optimizer a run can use. */
+        CatalogueEntry: {
+            /** @description what `compile_config` names it by */
+            name: string;
+            label: string;
+            description: string;
+            /** @description what the studio supplies to it: the run's provider, the owner's embedding model */
+            needs: components["schemas"]["NeedsEnum"][];
+            params: components["schemas"]["CatalogueParam"][];
+        };
+        /** @description One user setting of a catalogue entry (or of the fit settings). */
+        CatalogueParam: {
+            /** @description the key in `params` (or `fit_config`) */
+            name: string;
+            label: string;
+            description: string;
+            /**
+             * @description `fields`: a list of the dataset's output field names (a mask)
+             *
+             *     * `int` - int
+             *     * `float` - float
+             *     * `bool` - bool
+             *     * `str` - str
+             *     * `str_list` - str_list
+             *     * `fields` - fields
+             */
+            type: components["schemas"]["TypeEnum"];
+            /** @description the value used when the key is left out */
+            default: unknown;
+            /** @description whether null is allowed */
+            nullable: boolean;
+            required: boolean;
+            /** Format: double */
+            minimum: number | null;
+            /** Format: double */
+            maximum: number | null;
+            /** @description `minimum` itself is refused */
+            exclusive_minimum: boolean;
+            /** @description `maximum` itself is refused */
+            exclusive_maximum: boolean;
+            /** @description the allowed values of a str */
+            choices: string[] | null;
+        };
         Checkpoint: {
             /** @description epochs completed (1-based) */
             readonly epoch: number;
@@ -903,6 +976,12 @@ export interface components {
             password: string;
         };
         /**
+         * @description * `language_model` - language_model
+         *     * `embedding_model` - embedding_model
+         * @enum {string}
+         */
+        NeedsEnum: "language_model" | "embedding_model";
+        /**
          * @description * `changed` - changed
          *     * `added` - added
          *     * `removed` - removed
@@ -1106,9 +1185,14 @@ export interface components {
             readonly id: number;
             readonly name: string;
             readonly program: number;
+            readonly program_name: string;
             readonly program_version: number;
+            readonly version_number: number;
             readonly dataset: number;
+            readonly dataset_name: string;
             readonly provider: number | null;
+            /** @description the optimizer's name in `compile_config` (null when it names none) */
+            readonly optimizer: string | null;
             /** @description reward, metrics, optimizer and their parameters */
             readonly compile_config: unknown;
             /** @description epochs, batch_size, validation_split, seed, evaluations */
@@ -1151,9 +1235,14 @@ export interface components {
             readonly id: number;
             readonly name: string;
             readonly program: number;
+            readonly program_name: string;
             readonly program_version: number;
+            readonly version_number: number;
             readonly dataset: number;
+            readonly dataset_name: string;
             readonly provider: number | null;
+            /** @description the optimizer's name in `compile_config` (null when it names none) */
+            readonly optimizer: string | null;
             /** @description reward, metrics, optimizer and their parameters */
             readonly compile_config: unknown;
             /** @description epochs, batch_size, validation_split, seed, evaluations */
@@ -1265,6 +1354,16 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * @description * `int` - int
+         *     * `float` - float
+         *     * `bool` - bool
+         *     * `str` - str
+         *     * `str_list` - str_list
+         *     * `fields` - fields
+         * @enum {string}
+         */
+        TypeEnum: "int" | "float" | "bool" | "str" | "str_list" | "fields";
         User: {
             readonly id: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -1495,6 +1594,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    catalogue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Catalogue"];
+                };
             };
         };
     };
@@ -2546,6 +2664,8 @@ export interface operations {
                 created_after?: string;
                 created_before?: string;
                 dataset?: number;
+                /** @description the optimizer named in compile_config (any case) */
+                optimizer?: string;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
                 /** @description A page number within the paginated result set. */
