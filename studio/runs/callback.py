@@ -3,12 +3,15 @@
 The callback writes every event through `studio.runs.events.emit` (a `RunEvent`
 row, then a channel-layer message), stores a `Checkpoint` per epoch, refreshes
 the run's heartbeat per batch and stops the training when the run is cancelled.
+`EvaluationProgress` reports the rows an evaluation on the test split has done.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -79,11 +82,12 @@ def combined_usage(models: list[Any], base: dict[str, Any]) -> dict[str, Any]:
 class StudioCallback(Callback):
     """Reports a run's training as `RunEvent`s, checkpoints each epoch, obeys cancel.
 
-    Events (``kind``: payload): ``train_begin``, ``epoch_begin``, ``batch`` (progress
-    and running logs), ``optimizer`` (an optimizer's candidates and populations),
-    ``epoch`` (the epoch's logs), ``variables`` (trainable values at epoch end),
-    ``checkpoint``, ``usage``, ``train_end``. Every batch end refreshes the run's
-    heartbeat and reads ``cancel_requested``; when set, training stops after the batch.
+    Events (``kind``: payload): ``train_begin``, ``epoch_begin``, ``batch`` (progress,
+    running logs and ``usage``, the figures of a ``usage`` event), ``optimizer`` (an
+    optimizer's candidates and populations), ``epoch`` (the epoch's logs), ``variables``
+    (trainable values at epoch end), ``checkpoint``, ``usage``, ``train_end``. Every
+    batch end refreshes the run's heartbeat and reads ``cancel_requested``; when set,
+    training stops after the batch.
 
     Args:
         run_id: the run reported on.
@@ -142,7 +146,14 @@ class StudioCallback(Callback):
     async def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         await self.emit(
             "batch",
-            {"epoch": self.epoch, "batch": batch, "steps": self.params.get("steps"), "logs": logs},
+            {
+                "epoch": self.epoch,
+                "batch": batch,
+                "steps": self.params.get("steps"),
+                "logs": logs,
+                # The LM usage so far, so the run page need not wait for the epoch's end.
+                "usage": self.usage(),
+            },
         )
         if await sync_to_async(services.heartbeat)(self.run_id):
             self.request_stop()
@@ -168,6 +179,74 @@ class StudioCallback(Callback):
         # Evaluations before and after training run in batches: stop at the next one.
         if self.cancelled:
             raise RunCancelled
+
+
+class EvaluationProgress(Callback):
+    """Reports an evaluation's progress as ``evaluation_progress`` events.
+
+    Payload: ``{phase, index, evaluations, rows_done, rows, usage}``: which of the
+    run's repeated evaluations ("before" or "after" training), the test rows done
+    (at each batch end: `evaluate` reports no finer), and the run's LM usage so far.
+    One event at the start and one at the end; in between at most one every
+    ``min_interval_s`` (the rest are dropped: a later one says more).
+
+    Args:
+        callback: the run's `StudioCallback` (its ``emit`` and ``usage``).
+        phase: "before" or "after".
+        index: 0-based, which evaluation of the phase.
+        evaluations: how many the phase runs.
+        rows: test rows evaluated.
+        batch_size: rows per batch of the evaluation.
+        min_interval_s: the least time between two events (default 0.25: 4 a second).
+        clock: seconds, monotonic (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        callback: StudioCallback,
+        *,
+        phase: str,
+        index: int,
+        evaluations: int,
+        rows: int,
+        batch_size: int,
+        min_interval_s: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.callback = callback
+        self.phase = phase
+        self.index = index
+        self.evaluations = evaluations
+        self.rows = rows
+        self.batch_size = batch_size
+        self.min_interval_s = min_interval_s
+        self.clock = clock
+        self.last_sent: float | None = None
+
+    async def report(self, rows_done: int, *, force: bool = False) -> None:
+        now = self.clock()
+        if not force and self.last_sent is not None and now - self.last_sent < self.min_interval_s:
+            return
+        self.last_sent = now
+        await self.callback.emit(
+            "evaluation_progress",
+            {
+                "phase": self.phase,
+                "index": self.index,
+                "evaluations": self.evaluations,
+                "rows_done": rows_done,
+                "rows": self.rows,
+                "usage": self.callback.usage(),
+            },
+        )
+
+    async def on_test_begin(self, logs: dict[str, Any] | None = None) -> None:
+        await self.report(0, force=True)
+
+    async def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        done = min(self.rows, (batch + 1) * self.batch_size)
+        await self.report(done, force=done >= self.rows)
 
 
 def _save_checkpoint(

@@ -30,7 +30,7 @@ from optimizer_core.programs import Program
 from studio.programs.documents import load_program
 from studio.providers.redaction import redact
 from studio.runs import adapters, services
-from studio.runs.callback import RunCancelled, StudioCallback, jsonable
+from studio.runs.callback import EvaluationProgress, RunCancelled, StudioCallback, jsonable
 from studio.runs.config import build_compile_objects, needs_embedding_model
 from studio.runs.models import Run
 
@@ -235,10 +235,19 @@ async def _evaluations(
     fit_config = ctx.run.fit_config
     runs: list[dict[str, float]] = []
     examples: list[dict[str, Any]] = []
-    for index in range(int(fit_config.get("evaluations", 3))):
+    evaluations = int(fit_config.get("evaluations", 3))
+    for index in range(evaluations):
         if callback.cancelled:
             raise RunCancelled
         batch_size = int(fit_config.get("batch_size", 32))
+        progress = EvaluationProgress(
+            callback,
+            phase=phase,
+            index=index,
+            evaluations=evaluations,
+            rows=len(ctx.x_test),
+            batch_size=batch_size,
+        )
         evaluation = await program.evaluate(
             ctx.x_test,
             ctx.y_test,
@@ -249,6 +258,7 @@ async def _evaluations(
                 _StopWhenTheModelFails(
                     ctx.language_model, rows=len(ctx.x_test), batch_size=batch_size
                 ),
+                progress,
             ],
             return_examples=True,
         )
@@ -337,6 +347,8 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
     if run.before is None:
         before = await _evaluations(program, ctx, callback, phase="before")
         await sync_to_async(Run.objects.filter(pk=run_id).update)(before=before)
+        # What the evaluation spent, before training's first batch reports more.
+        await callback.emit_usage()
     fit_config = run.fit_config
     await program.fit(
         x=ctx.x_train,
