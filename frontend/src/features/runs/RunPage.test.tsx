@@ -11,8 +11,14 @@ import RunPage from './RunPage';
 // The page reads one hook for every event: here the test hands it the events.
 let events: RunEvents;
 vi.mock('./hooks/useRunEvents', () => ({ useRunEvents: () => events }));
-// Charts draw on a canvas jsdom does not have; they are not what this test is about.
-vi.mock('./components/EpochCharts', () => ({ EpochCharts: () => null }));
+// Charts draw on a canvas jsdom does not have: the test reads what the page hands them.
+let chartProps: Record<string, unknown> = {};
+vi.mock('./components/EpochCharts', () => ({
+  EpochCharts: (props: Record<string, unknown>) => {
+    chartProps = props;
+    return null;
+  },
+}));
 
 const ev = (seq: number, kind: string, payload: Record<string, unknown>) => ({
   seq,
@@ -156,5 +162,57 @@ describe('RunPage', () => {
     expect(
       within(scroller).getByRole('table', { name: 'Population of generator/state' }),
     ).toHaveTextContent('crossover');
+  });
+
+  it('counts the rows of the evaluation before training, and the usage it spent', async () => {
+    mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
+    show([
+      ev(1, 'state', { state: 'running' }),
+      ev(2, 'evaluation_progress', {
+        phase: 'before',
+        index: 0,
+        evaluations: 1,
+        rows_done: 23,
+        rows: 60,
+      }),
+    ]);
+    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    expect(await screen.findByTestId('run-progress')).toHaveTextContent(
+      'Evaluating before training: 23 of 60 rows',
+    );
+    expect(screen.getByRole('progressbar', { name: 'Evaluation progress' })).toHaveAttribute(
+      'aria-valuenow',
+      '38',
+    );
+  });
+
+  it('updates the LM usage with every batch that carries it', async () => {
+    mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
+    show([
+      ...running,
+      ev(11, 'batch', { epoch: 1, batch: 3, steps: 8, logs: {}, usage: { calls: 96 } }),
+    ]);
+    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    const usage = await screen.findByLabelText('LM usage');
+    expect(within(usage).getByTestId('usage-calls')).toHaveTextContent('96');
+    expect(screen.queryByTestId('usage-pending')).not.toBeInTheDocument();
+  });
+
+  it("hands a fork's inherited epochs to its charts, with the parent's id", async () => {
+    mockFetch({
+      'GET /api/runs/3/': [
+        200,
+        {
+          ...row('running'),
+          parent: 2,
+          fork_epoch: 1,
+          inherited_epochs: [{ epoch: 0, run: 2, logs: { reward: 0.3 } }],
+        },
+      ],
+    });
+    show(running);
+    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    await waitFor(() => expect(chartProps.inheritedFrom).toBe(2));
+    expect(chartProps.inherited).toEqual(new Map([[0, { reward: 0.3 }]]));
   });
 });

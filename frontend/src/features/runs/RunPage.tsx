@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { useCancelRun } from './api/runsCancel';
@@ -10,7 +10,7 @@ import { UsagePanel } from './components/UsagePanel';
 import { VariablesPanel } from './components/VariablesPanel';
 import { useRunEvents } from './hooks/useRunEvents';
 import { connectionNote, isActive, progressSummary, shownState } from './model/runStatus';
-import type { EvaluationSummary } from './model/runView';
+import { inheritedLogs, type EvaluationSummary } from './model/runView';
 
 function Summary({ title, summary }: { title: string; summary: EvaluationSummary | null }) {
   return (
@@ -40,6 +40,10 @@ export default function RunPage() {
   const cancelRequested =
     cancel.isPending || cancel.isSuccess || Boolean(run.data?.cancel_requested);
   const state = shownState(serverState, cancelRequested);
+  const inherited = useMemo(
+    () => inheritedLogs(run.data?.inherited_epochs),
+    [run.data?.inherited_epochs],
+  );
   // The run's row (before/after, trained document) changes when it ends: refetch then.
   useEffect(() => {
     if (serverState && !isActive(serverState))
@@ -128,7 +132,9 @@ export default function RunPage() {
         <div
           className="progress"
           role="progressbar"
-          aria-label="Training progress"
+          aria-label={
+            summary.measures === 'evaluation' ? 'Evaluation progress' : 'Training progress'
+          }
           aria-valuenow={summary.percent}
           aria-valuemin={0}
           aria-valuemax={100}
@@ -139,7 +145,7 @@ export default function RunPage() {
       </div>
       <div className="card">
         <h2>Epoch curves</h2>
-        <EpochCharts view={view} />
+        <EpochCharts view={view} inherited={inherited} inheritedFrom={run.data?.parent ?? null} />
       </div>
       <div className="grid-2">
         <div className="card">

@@ -91,11 +91,49 @@ describe('progressSummary', () => {
       text: 'Trained 5 epochs',
       percent: 100,
       label: '100%',
+      measures: 'training',
     });
   });
 
   it('says what comes before the first epoch', () => {
     expect(progressSummary(buildView([]), 'queued').text).toBe('Waiting for a worker…');
     expect(progressSummary(buildView([]), 'running').text).toBe('Evaluating before training…');
+  });
+
+  it('counts the rows of the evaluation under way, before and after training', () => {
+    const before = buildView([
+      ev(1, 'state', { state: 'running' }),
+      ev(2, 'evaluation_progress', {
+        phase: 'before',
+        index: 0,
+        evaluations: 1,
+        rows_done: 23,
+        rows: 60,
+      }),
+    ]);
+    expect(progressSummary(before, 'running')).toEqual({
+      text: 'Evaluating before training: 23 of 60 rows',
+      percent: 38,
+      label: '38%',
+      measures: 'evaluation',
+    });
+    const after = buildView([
+      ...midway,
+      ev(8, 'train_end', { logs: {}, cancelled: false }),
+      ev(9, 'evaluation_progress', {
+        phase: 'after',
+        index: 1,
+        evaluations: 3,
+        rows_done: 30,
+        rows: 60,
+      }),
+    ]);
+    // One evaluation done and half of the second, of three.
+    expect(progressSummary(after, 'running')).toMatchObject({
+      text: 'Evaluating after training: 30 of 60 rows (evaluation 2 of 3)',
+      percent: 50,
+    });
+    // A run sent back to the queue waits for a worker, whatever it was doing.
+    expect(progressSummary(before, 'queued').text).toBe('Waiting for a worker…');
   });
 });

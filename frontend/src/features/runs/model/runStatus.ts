@@ -4,7 +4,7 @@
  * training got. Pure, from the event view and the run's row.
  */
 import type { RunSocketStatus } from '@/lib/realtime/runSocket';
-import { progress, type RunView } from './runView';
+import { progress, type EvaluationProgress, type RunView } from './runView';
 
 /** States in which the run can still change. */
 export const ACTIVE_STATES: ReadonlySet<string> = new Set(['queued', 'running']);
@@ -43,7 +43,23 @@ export type ProgressSummary = {
   percent: number;
   /** The figure at the right of the line; null when the text says where the run stopped. */
   label: string | null;
+  /** What the bar measures: the training, or an evaluation on the test split under way. */
+  measures: 'training' | 'evaluation';
 };
+
+/** "Evaluating before training: 23 of 60 rows (evaluation 2 of 3)" and its share done. */
+export function evaluationSummary(evaluating: EvaluationProgress): ProgressSummary {
+  const { phase, index, evaluations, rowsDone, rows } = evaluating;
+  const which = evaluations > 1 ? ` (evaluation ${index + 1} of ${evaluations})` : '';
+  const done = rows > 0 ? (index * rows + rowsDone) / (evaluations * rows) : 0;
+  const percent = Math.round(Math.min(1, Math.max(0, done)) * 100);
+  return {
+    text: `Evaluating ${phase} training: ${rowsDone} of ${rows} row${rows === 1 ? '' : 's'}${which}`,
+    percent,
+    label: `${percent}%`,
+    measures: 'evaluation',
+  };
+}
 
 function position(view: RunView): string {
   if (view.epoch === null || !view.epochs) return '';
@@ -64,15 +80,16 @@ export function progressSummary(view: RunView, state: string | null): ProgressSu
       text = `${verb} after training (${where}), during the evaluation after it`;
     else if (where) text = `${verb} at ${where}`;
     else text = `${verb} before training`;
-    return { text, percent, label: null };
+    return { text, percent, label: null, measures: 'training' };
   }
   if (state === 'succeeded') {
     const epochs = view.epochs ? `${view.epochs} epoch${view.epochs === 1 ? '' : 's'}` : 'all';
-    return { text: `Trained ${epochs}`, percent: 100, label: '100%' };
+    return { text: `Trained ${epochs}`, percent: 100, label: '100%', measures: 'training' };
   }
+  if (view.evaluating && state !== 'queued') return evaluationSummary(view.evaluating);
   let text: string;
   if (where) text = where.charAt(0).toUpperCase() + where.slice(1);
   else if (state === 'queued') text = 'Waiting for a worker…';
   else text = 'Evaluating before training…';
-  return { text, percent, label: `${percent}%` };
+  return { text, percent, label: `${percent}%`, measures: 'training' };
 }

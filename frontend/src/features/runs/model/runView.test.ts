@@ -6,6 +6,7 @@ import {
   curveGroups,
   emptyView,
   epochCurves,
+  inheritedLogs,
   lineOption,
   progress,
   variableChanges,
@@ -173,5 +174,101 @@ describe('curve groups', () => {
       ev(4, 'batch', { epoch: 1, batch: 0, steps: 4, logs: {} }),
     ]);
     expect(batchTotals(view)).toEqual({ batches: 5, failedPredictions: 2 });
+  });
+});
+
+describe('evaluation progress', () => {
+  it('follows the rows done of each evaluation and clears when its phase is summarised', () => {
+    const progressOf = (seq: number, index: number, done: number) =>
+      ev(seq, 'evaluation_progress', {
+        phase: 'before',
+        index,
+        evaluations: 2,
+        rows_done: done,
+        rows: 60,
+      });
+    let view = buildView([ev(1, 'state', { state: 'running' }), progressOf(2, 0, 23)]);
+    expect(view.evaluating).toEqual({
+      phase: 'before',
+      index: 0,
+      evaluations: 2,
+      rowsDone: 23,
+      rows: 60,
+    });
+    view = applyEvent(view, progressOf(3, 1, 60));
+    expect(view.evaluating?.index).toBe(1);
+    view = applyEvent(view, ev(4, 'evaluation_summary', { phase: 'before', summary: {} }));
+    expect(view.evaluating).toBeNull();
+  });
+
+  it('starts training with no evaluation under way, and ignores a progress without rows', () => {
+    const view = buildView([
+      ev(1, 'evaluation_progress', { phase: 'before', index: 0, rows_done: 3, rows: 10 }),
+      ev(2, 'train_begin', { epochs: 2, steps: 4, initial_epoch: 0 }),
+      ev(3, 'evaluation_progress', { phase: 'after', rows_done: 3 }),
+    ]);
+    expect(view.evaluating).toBeNull();
+  });
+
+  it('takes the usage an evaluation reports as it goes, then the usage event after it', () => {
+    let view = buildView([
+      ev(1, 'evaluation_progress', {
+        phase: 'before',
+        index: 0,
+        rows_done: 4,
+        rows: 10,
+        usage: { calls: 4 },
+      }),
+    ]);
+    expect(view.usage?.calls).toBe(4);
+    view = applyEvent(view, ev(2, 'evaluation_summary', { phase: 'before', summary: {} }));
+    view = applyEvent(view, ev(3, 'usage', { calls: 10, total_tokens: 300 }));
+    expect(view.usage).toMatchObject({ calls: 10, total_tokens: 300 });
+  });
+});
+
+describe('inherited epochs of a fork', () => {
+  const inherited = inheritedLogs([
+    { epoch: 0, run: 7, logs: { reward: 0.1, val_reward: 0.05 } },
+    { epoch: 1, run: 7, logs: { reward: 0.2, val_reward: 'NaN' } },
+  ]);
+
+  it('draws the parent epochs as their own series before the fork point', () => {
+    const view = buildView([
+      ev(1, 'epoch', { epoch: 2, logs: { reward: 0.5, val_reward: 0.4 } }),
+      ev(2, 'epoch', { epoch: 3, logs: { reward: 0.6, val_reward: 0.5 } }),
+    ]);
+    const curves = epochCurves(view, inherited);
+    expect(curves.epochs).toEqual([0, 1, 2, 3]);
+    expect(curves.series.map((s) => [s.name, Boolean(s.inherited), s.data])).toEqual([
+      ['reward', false, [null, null, 0.5, 0.6]],
+      ['val_reward', false, [null, null, 0.4, 0.5]],
+      ['reward', true, [0.1, 0.2, null, null]],
+      ['val_reward', true, [0.05, null, null, null]],
+    ]);
+    const [group] = curveGroups(curves);
+    const option = lineOption(group!.title, curves.epochs, group!.series, 7);
+    expect(option.series.map((s) => s.name)).toEqual([
+      'reward',
+      'val_reward',
+      'reward (inherited from run #7)',
+      'val_reward (inherited from run #7)',
+    ]);
+    expect(option.series[2]).toMatchObject({ color: '#8b95a5', lineStyle: { type: 'dashed' } });
+  });
+
+  it('shows the inherited epochs alone until the fork ends its first epoch', () => {
+    const curves = epochCurves(buildView([]), inherited);
+    expect(curves.series.every((s) => s.inherited)).toBe(true);
+    expect(curves.epochs).toEqual([0, 1]);
+  });
+
+  it('lets an epoch the fork trained itself win over an inherited one', () => {
+    const view = buildView([ev(1, 'epoch', { epoch: 1, logs: { reward: 0.9 } })]);
+    const reward = epochCurves(view, inherited).series.filter((s) => s.name === 'reward');
+    expect(reward.map((s) => s.data)).toEqual([
+      [null, 0.9],
+      [0.1, null],
+    ]);
   });
 });

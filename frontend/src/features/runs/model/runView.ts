@@ -28,8 +28,9 @@ export type EvaluationSummary = Record<string, { mean: number; std: number }>;
 
 /**
  * What the `batch` events say about the work done, folded as they arrive. The server's
- * LM usage figures (calls, tokens, cost) come in `usage` events, which StudioCallback sends
- * at each epoch end only; a `batch` event carries progress and running logs, no usage.
+ * LM usage figures (calls, tokens, cost) come in `usage` events (after the evaluation
+ * before training, at each epoch end, at the end) and on each `batch` event under `usage`;
+ * runs recorded before batches carried it report usage at epoch ends only.
  */
 export type BatchTally = {
   /** Training batches done, by epoch (a resumed run redoes an epoch: its last count wins). */
@@ -38,6 +39,16 @@ export type BatchTally = {
   failuresByEpoch: Record<number, number>;
   /** Batches done since the last usage figures arrived. */
   batchesSinceUsage: number;
+};
+
+/** Where an evaluation on the test split stands (`evaluation_progress` events). */
+export type EvaluationProgress = {
+  phase: 'before' | 'after';
+  /** 0-based: which of the run's repeated evaluations. */
+  index: number;
+  evaluations: number;
+  rowsDone: number;
+  rows: number;
 };
 
 export type RunView = {
@@ -62,6 +73,8 @@ export type RunView = {
   populations: Record<string, { epoch: number; algorithm: string | null; candidates: Candidate[] }>;
   candidates: number;
   evaluations: { before: EvaluationSummary | null; after: EvaluationSummary | null };
+  /** The evaluation under way; null before one starts and once its phase is summarised. */
+  evaluating: EvaluationProgress | null;
   lastSeq: number;
 };
 
@@ -83,6 +96,7 @@ export function emptyView(): RunView {
     populations: {},
     candidates: 0,
     evaluations: { before: null, after: null },
+    evaluating: null,
     lastSeq: 0,
   };
 }
@@ -130,6 +144,7 @@ export function applyEvent(view: RunView, event: RunEventLike): RunView {
       next.error = `${String(p.type ?? 'Error')}: ${String(p.message ?? '')}`;
       break;
     case 'train_begin':
+      next.evaluating = null;
       next.epochs = num(p.epochs);
       next.steps = num(p.steps);
       next.initialEpoch = num(p.initial_epoch) ?? 0;
@@ -202,9 +217,26 @@ export function applyEvent(view: RunView, event: RunEventLike): RunView {
         };
       }
       break;
+    case 'evaluation_progress': {
+      const rows = num(p.rows);
+      if (rows === null) break;
+      next.evaluating = {
+        phase: p.phase === 'after' ? 'after' : 'before',
+        index: num(p.index) ?? 0,
+        evaluations: Math.max(1, num(p.evaluations) ?? 1),
+        rowsDone: Math.min(rows, num(p.rows_done) ?? 0),
+        rows,
+      };
+      if (isRecord(p.usage)) {
+        next.usage = usageOf(p.usage);
+        next.batches = { ...view.batches, batchesSinceUsage: 0 };
+      }
+      break;
+    }
     case 'evaluation_summary': {
       const phase = p.phase === 'after' ? 'after' : 'before';
       next.evaluations = { ...view.evaluations, [phase]: p.summary as EvaluationSummary };
+      if (view.evaluating?.phase === phase) next.evaluating = null;
       break;
     }
     default:
@@ -242,27 +274,55 @@ export function progress(view: RunView): number {
   return Math.min(1, Math.max(0, (doneEpochs + inEpoch) / total));
 }
 
-export type Curves = { epochs: number[]; series: { name: string; data: (number | null)[] }[] };
+export type EpochLogs = Map<number, Record<string, number | null>>;
+
+/** One figure over the chart's epochs; `inherited`: the epochs a fork took from its parent. */
+export type Series = { name: string; data: (number | null)[]; inherited?: boolean };
+
+export type Curves = { epochs: number[]; series: Series[] };
+
+/** One epoch of a fork's history, trained by an ancestor (the run detail's `inherited_epochs`). */
+export type InheritedEpoch = { epoch: number; run: number; logs: Record<string, unknown> };
+
+/** A fork's inherited epochs as epoch logs. */
+export function inheritedLogs(inherited: readonly InheritedEpoch[] | null | undefined): EpochLogs {
+  const logs: EpochLogs = new Map();
+  for (const item of inherited ?? []) {
+    const figures: Record<string, number | null> = {};
+    for (const [key, value] of Object.entries(item.logs)) figures[key] = num(value);
+    logs.set(item.epoch, figures);
+  }
+  return logs;
+}
 
 /**
  * Every logged figure as a series over epochs. Figures with a `val_` twin come first,
  * each followed by its twin, so reward and val_reward sit side by side in the legend.
+ * A fork's inherited epochs (its parent's, before the fork point) come as series of their
+ * own, marked `inherited`, after the run's own; an epoch the run trained itself wins.
  */
-export function epochCurves(view: Pick<RunView, 'epochLogs'>): Curves {
-  const epochs = [...view.epochLogs.keys()].sort((a, b) => a - b);
+export function epochCurves(view: Pick<RunView, 'epochLogs'>, inherited?: EpochLogs): Curves {
+  const past = inherited ?? new Map<number, Record<string, number | null>>();
+  const epochs = [...new Set([...past.keys(), ...view.epochLogs.keys()])].sort((a, b) => a - b);
   const keys = new Set<string>();
-  for (const logs of view.epochLogs.values()) for (const key of Object.keys(logs)) keys.add(key);
+  for (const logs of [...past.values(), ...view.epochLogs.values()])
+    for (const key of Object.keys(logs)) keys.add(key);
   const ordered = [...keys].sort((a, b) => {
     const base = (k: string) => k.replace(/^val_/, '');
     return base(a) === base(b) ? (a.startsWith('val_') ? 1 : -1) : base(a).localeCompare(base(b));
   });
-  return {
-    epochs,
-    series: ordered.map((name) => ({
+  const own: Series[] = ordered
+    .map((name) => ({ name, data: epochs.map((e) => view.epochLogs.get(e)?.[name] ?? null) }))
+    // Beside inherited epochs, a figure only the parent logged has no series of the run's own.
+    .filter((s) => past.size === 0 || s.data.some((v) => v !== null));
+  const before: Series[] = ordered
+    .map((name) => ({
       name,
-      data: epochs.map((e) => view.epochLogs.get(e)?.[name] ?? null),
-    })),
-  };
+      inherited: true,
+      data: epochs.map((e) => (view.epochLogs.has(e) ? null : (past.get(e)?.[name] ?? null))),
+    }))
+    .filter((s) => s.data.some((v) => v !== null));
+  return { epochs, series: [...own, ...before] };
 }
 
 export type VariableChange = { variable: string; field: string; before: unknown; after: unknown };
@@ -285,7 +345,7 @@ export function variableChanges(view: Pick<RunView, 'variables'>, epoch: number)
 }
 
 /** One chart per figure: `reward` with `val_reward`, `f1_score` with `val_f1_score`... */
-export function curveGroups(curves: Curves): { title: string; series: Curves['series'] }[] {
+export function curveGroups(curves: Curves): { title: string; series: Series[] }[] {
   const groups = new Map<string, Curves['series']>();
   for (const series of curves.series) {
     const base = series.name.replace(/^val_/, '');
@@ -296,8 +356,25 @@ export function curveGroups(curves: Curves): { title: string; series: Curves['se
     .map(([title, series]) => ({ title, series }));
 }
 
-/** The ECharts option of one figure over epochs. */
-export function lineOption(title: string, epochs: number[], series: Curves['series']) {
+/** How a fork's inherited epochs look: grey and dashed, beside the run's own colours. */
+export const INHERITED_COLOUR = '#8b95a5';
+
+/** The legend name of a series: its figure, and the run it was inherited from. */
+export function seriesName(series: Series, inheritedFrom: number | null): string {
+  if (!series.inherited) return series.name;
+  return `${series.name} (inherited from ${inheritedFrom === null ? 'the parent run' : `run #${inheritedFrom}`})`;
+}
+
+/**
+ * The ECharts option of one figure over epochs. `inheritedFrom`: the parent a fork's
+ * inherited series came from (named in their legend).
+ */
+export function lineOption(
+  title: string,
+  epochs: number[],
+  series: Series[],
+  inheritedFrom: number | null = null,
+) {
   return {
     animation: false,
     title: { text: title, left: 0, textStyle: { fontSize: 13 } },
@@ -312,13 +389,26 @@ export function lineOption(title: string, epochs: number[], series: Curves['seri
       data: epochs.map(String),
     },
     yAxis: { type: 'value', scale: true },
-    series: series.map((s) => ({
-      name: s.name,
-      type: 'line',
-      data: s.data,
-      showSymbol: true,
-      connectNulls: true,
-      lineStyle: s.name.startsWith('val_') ? { type: 'dashed' } : undefined,
-    })),
+    series: series.map((s) =>
+      s.inherited
+        ? {
+            name: seriesName(s, inheritedFrom),
+            type: 'line',
+            data: s.data,
+            showSymbol: true,
+            symbol: 'emptyCircle',
+            connectNulls: false,
+            color: INHERITED_COLOUR,
+            lineStyle: { type: s.name.startsWith('val_') ? 'dotted' : 'dashed', opacity: 0.8 },
+          }
+        : {
+            name: s.name,
+            type: 'line',
+            data: s.data,
+            showSymbol: true,
+            connectNulls: true,
+            lineStyle: s.name.startsWith('val_') ? { type: 'dashed' } : undefined,
+          },
+    ),
   };
 }
