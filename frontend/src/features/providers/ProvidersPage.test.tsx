@@ -137,4 +137,42 @@ describe('ProvidersPage', () => {
     await user.click(screen.getByRole('button', { name: 'Confirm delete' }));
     await waitFor(() => expect(calls.some((c) => c.method === 'DELETE')).toBe(true));
   });
+
+  it("tests a connection and shows the answer or the provider's error", async () => {
+    const user = userEvent.setup();
+    const calls = mockFetch({
+      'GET /api/providers/': [200, LIST],
+      'GET /api/providers/catalogue/': [200, []],
+      'POST /api/providers/1/test/': [
+        200,
+        { ok: true, answer: 'ok', error: null, latency_s: 0.4321 },
+      ],
+      'POST /api/providers/2/test/': [
+        200,
+        {
+          ok: false,
+          answer: null,
+          error: 'AuthenticationError: Incorrect API key provided: ***',
+          latency_s: 1.5,
+        },
+      ],
+    });
+    renderPage();
+    const table = await screen.findByRole('table', { name: 'Providers' });
+    await user.click(
+      await within(table).findByRole('button', { name: 'Test the connection of local' }),
+    );
+    expect(await within(table).findByText('Answered in 0.43 s: ok')).toHaveAttribute(
+      'role',
+      'status',
+    );
+    await user.click(within(table).getByRole('button', { name: 'Test the connection of hosted' }));
+    const failed = await within(table).findByText(/^Failed after 1.50 s/);
+    expect(failed).toHaveTextContent('Incorrect API key provided: ***');
+    expect(failed).toHaveClass('alert');
+    expect(calls.filter((c) => c.url.endsWith('/test/')).map((c) => c.url)).toEqual([
+      '/api/providers/1/test/',
+      '/api/providers/2/test/',
+    ]);
+  });
 });

@@ -6,6 +6,34 @@ import { ProviderForm } from '@/lib/providers/ProviderForm';
 import { useDeleteProvider } from './api/providersDestroy';
 import { useUpdateProvider } from './api/providersPartialUpdate';
 import { useSetDefaultProvider } from './api/providersSetDefault';
+import { useTestProvider } from './api/providersTest';
+import { describeCheck } from './model/connectionCheck';
+
+const COLUMNS = 6;
+
+/** The result row under a provider once "Test connection" was pressed. */
+function CheckRow({ test }: { test: ReturnType<typeof useTestProvider> }) {
+  if (test.isIdle) return null;
+  let text: string;
+  let tone = 'note';
+  if (test.isPending) text = 'Testing the connection…';
+  else if (test.isError) {
+    text = `The test could not run: ${test.error.message}`;
+    tone = 'alert';
+  } else {
+    text = describeCheck(test.data);
+    if (!test.data.ok) tone = 'alert';
+  }
+  return (
+    <tr>
+      <td colSpan={COLUMNS}>
+        <p className={tone} role="status" style={{ margin: 0, whiteSpace: 'pre-wrap' }}>
+          {text}
+        </p>
+      </td>
+    </tr>
+  );
+}
 
 /** Add or edit one provider: the shared form, sent as a create or an update. */
 function ProviderEditor({ provider, onDone }: { provider: Provider | null; onDone: () => void }) {
@@ -73,60 +101,98 @@ export default function ProvidersPage() {
             </thead>
             <tbody>
               {list.map((p) => (
-                <tr key={p.id}>
-                  <td>
-                    {p.name} {p.is_default && <span className="badge">default</span>}
-                  </td>
-                  <td>{p.kind}</td>
-                  <td className="mono">{p.model}</td>
-                  <td className="mono">{p.api_base || '—'}</td>
-                  <td>{p.has_api_key ? 'stored' : '—'}</td>
-                  <td style={{ whiteSpace: 'nowrap' }}>
-                    <button
-                      type="button"
-                      className="btn btn-small"
-                      onClick={() => setEditing(p)}
-                      aria-label={`Edit ${p.name}`}
-                    >
-                      Edit
-                    </button>{' '}
-                    {!p.is_default && (
-                      <button
-                        type="button"
-                        className="btn btn-small"
-                        onClick={() => setDefault.mutate(p.id)}
-                        aria-label={`Make ${p.name} the default`}
-                      >
-                        Make default
-                      </button>
-                    )}{' '}
-                    {confirming === p.id ? (
-                      <button
-                        type="button"
-                        className="btn btn-small btn-danger"
-                        onClick={() =>
-                          remove.mutate(p.id, { onSettled: () => setConfirming(null) })
-                        }
-                      >
-                        Confirm delete
-                      </button>
-                    ) : (
-                      <button
-                        type="button"
-                        className="btn btn-small"
-                        onClick={() => setConfirming(p.id)}
-                        aria-label={`Delete ${p.name}`}
-                      >
-                        Delete
-                      </button>
-                    )}
-                  </td>
-                </tr>
+                <ProviderRow
+                  key={p.id}
+                  provider={p}
+                  onEdit={() => setEditing(p)}
+                  onSetDefault={() => setDefault.mutate(p.id)}
+                  confirming={confirming === p.id}
+                  onConfirm={() => setConfirming(p.id)}
+                  onDelete={() => remove.mutate(p.id, { onSettled: () => setConfirming(null) })}
+                />
               ))}
             </tbody>
           </table>
         </div>
       )}
     </section>
+  );
+}
+
+type RowProps = {
+  provider: Provider;
+  onEdit: () => void;
+  onSetDefault: () => void;
+  confirming: boolean;
+  onConfirm: () => void;
+  onDelete: () => void;
+};
+
+/** One provider, its actions, and the result of its last connection test. */
+function ProviderRow({
+  provider: p,
+  onEdit,
+  onSetDefault,
+  confirming,
+  onConfirm,
+  onDelete,
+}: RowProps) {
+  const test = useTestProvider();
+  return (
+    <>
+      <tr>
+        <td>
+          {p.name} {p.is_default && <span className="badge">default</span>}
+        </td>
+        <td>{p.kind}</td>
+        <td className="mono">{p.model}</td>
+        <td className="mono">{p.api_base || '—'}</td>
+        <td>{p.has_api_key ? 'stored' : '—'}</td>
+        <td style={{ whiteSpace: 'nowrap' }}>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={onEdit}
+            aria-label={`Edit ${p.name}`}
+          >
+            Edit
+          </button>{' '}
+          {!p.is_default && (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={onSetDefault}
+              aria-label={`Make ${p.name} the default`}
+            >
+              Make default
+            </button>
+          )}{' '}
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => test.mutate(p.id)}
+            disabled={test.isPending}
+            aria-label={`Test the connection of ${p.name}`}
+          >
+            Test connection
+          </button>{' '}
+          {confirming ? (
+            <button type="button" className="btn btn-small btn-danger" onClick={onDelete}>
+              Confirm delete
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="btn btn-small"
+              onClick={onConfirm}
+              aria-label={`Delete ${p.name}`}
+            >
+              Delete
+            </button>
+          )}
+        </td>
+      </tr>
+      <CheckRow test={test} />
+    </>
   );
 }
