@@ -81,15 +81,6 @@ def _answers_field_errors(context: dict[str, Any]) -> bool:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """The API's exception handler (``REST_FRAMEWORK["EXCEPTION_HANDLER"]``)."""
-    return _handle(exc, context, field_errors=_answers_field_errors(context))
-
-
-def field_errors_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """`exception_handler`, with every 400 in the `FieldErrorsSerializer` format."""
-    return _handle(exc, context, field_errors=True)
-
-
-def _handle(exc: Exception, context: dict[str, Any], *, field_errors: bool) -> Response | None:
     if isinstance(exc, DjangoValidationError):
         exc = DomainError.from_django(exc)
     if isinstance(exc, DomainError):
@@ -102,7 +93,7 @@ def _handle(exc: Exception, context: dict[str, Any], *, field_errors: bool) -> R
         )
     else:
         response = drf_exception_handler(exc, context)
-    if field_errors and response is not None and response.status_code == 400:
+    if response is not None and response.status_code == 400 and _answers_field_errors(context):
         if isinstance(exc, DomainError):  # its own order, not grouped by path
             response.data = {"errors": [problem.as_json() for problem in exc.errors]}
         elif not (isinstance(response.data, dict) and set(response.data) == {"errors"}):

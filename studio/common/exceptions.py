@@ -9,6 +9,7 @@ so views neither catch nor translate them. Each app declares its own in its
 
     Exception
      └── DomainError              400  a request the service cannot honour
+          ├── NotFound            404  what it names does not exist (a version number)
           ├── Conflict            409  it clashes with stored state (in use, finished)
           └── TooLarge            413  it is larger than a configured limit
 
@@ -80,6 +81,12 @@ class DomainError(Exception):
         else:
             found = [FieldError("", message) for message in error.messages]
         return cls(found)
+
+
+class NotFound(DomainError):
+    """What the request names does not exist (beyond the row of its URL, which DRF answers)."""
+
+    status = 404
 
 
 class Conflict(DomainError):

@@ -17,7 +17,6 @@ rebuilt from its schema), and a language model may not name a server-side
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from typing import Any
 
 import optimizer_core
@@ -27,29 +26,12 @@ from optimizer_core.exceptions import SerializationError, join_path
 from optimizer_core.modules.serialization import deserialize_data_model
 from optimizer_core.programs.program import FORMAT_VERSION
 from optimizer_core.saving import RefusedObjectError, locate, refused_names, safe_mode_scope
+from studio.common.exceptions import FieldError
+from studio.programs.exceptions import DocumentInvalid
 
 JsonDict = dict[str, Any]
 DOCUMENT_KIND = "optimizer_core.program"
 _TRUSTED_PREFIX = "optimizer_core."
-
-
-@dataclass(frozen=True)
-class FieldError:
-    """One problem in a document: a dotted / indexed ``path`` and a ``message``."""
-
-    path: str
-    message: str
-
-    def as_json(self) -> JsonDict:
-        return {"path": self.path, "message": self.message}
-
-
-class DocumentInvalid(ValueError):
-    """A program document that does not deserialise; ``errors`` locate each problem."""
-
-    def __init__(self, errors: list[FieldError]) -> None:
-        super().__init__("; ".join(f"{e.path or '<document>'}: {e.message}" for e in errors))
-        self.errors = errors
 
 
 # --------------------------------------------------------------------------- validation

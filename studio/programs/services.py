@@ -13,22 +13,22 @@ import time
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, ProtectedError
 
 from optimizer_core.exceptions import DataError
+from studio.common.exceptions import FieldError
 from studio.common.jsondepth import loads as load_json
-from studio.programs.documents import DocumentInvalid, FieldError, checked_document, load_program
+from studio.programs.documents import checked_document, load_program
+from studio.programs.exceptions import (
+    DocumentInvalid,
+    ProgramInUse,
+    ProgramNameTaken,
+    TryError,
+    VersionNotFound,
+)
 from studio.programs.models import Program, ProgramVersion
 
 JsonDict = dict[str, Any]
-
-
-class ProgramConflict(ValueError):
-    """A request that clashes with stored state (a taken name); ``field`` names it."""
-
-    def __init__(self, message: str, *, field: str) -> None:
-        super().__init__(message)
-        self.field = field
 
 
 def _check_layout(layout: Any) -> JsonDict:
@@ -68,14 +68,14 @@ def create_program(
 
     Raises:
         DocumentInvalid: the document (or layout) does not validate; nothing is stored.
-        ProgramConflict: the owner already has a program with this name.
+        ProgramNameTaken: the owner already has a program with this name.
     """
     clean = checked_document(document)
     clean_layout = _check_layout(layout)
     description = description or document_description(clean) or ""
     with transaction.atomic():
         if Program.objects.filter(owner=owner, name=name).exists():
-            raise ProgramConflict(f"you already have a program named {name!r}", field="name")
+            raise ProgramNameTaken(name)
         program = Program.objects.create(owner=owner, name=name, description=description)
         ProgramVersion.objects.create(
             program=program, number=1, document=clean, layout=clean_layout, message=message
@@ -123,7 +123,7 @@ def update_program(
     """Rename / redescribe a program (its versions stay as they are).
 
     Raises:
-        ProgramConflict: the new name is taken.
+        ProgramNameTaken: the new name is taken.
     """
     with transaction.atomic():
         if name is not None and name != program.name:
@@ -132,7 +132,7 @@ def update_program(
                 .exclude(pk=program.pk)
                 .exists()
             ):
-                raise ProgramConflict(f"you already have a program named {name!r}", field="name")
+                raise ProgramNameTaken(name)
             program.name = name
         if description is not None:
             program.description = description
@@ -144,10 +144,13 @@ def delete_program(program: Program) -> None:
     """Delete a program and its versions.
 
     Raises:
-        django.db.models.ProtectedError: a run still points at one of its versions.
+        ProgramInUse: a run still points at one of its versions.
     """
-    with transaction.atomic():
-        program.delete()
+    try:
+        with transaction.atomic():
+            program.delete()
+    except ProtectedError:
+        raise ProgramInUse() from None
 
 
 def _unique_name(owner: Any, wanted: str) -> str:
@@ -234,14 +237,6 @@ def import_program_data(*, owner: Any, data: Any, file: Any = None) -> Program:
 # --------------------------------------------------------------------------- try
 
 
-class TryError(ValueError):
-    """A try-it request that cannot run; ``field`` names the culprit."""
-
-    def __init__(self, message: str, *, field: str) -> None:
-        super().__init__(message)
-        self.field = field
-
-
 def try_program(
     *,
     program: Program,
@@ -265,32 +260,37 @@ def try_program(
         ``{"output", "trace": [{module, inputs, outputs, error}], "latency_s", "usage"}``.
 
     Raises:
-        ProgramVersion.DoesNotExist: the program has no version `version`.
+        VersionNotFound: the program has no version `version`.
         DocumentInvalid: the document does not validate.
-        TryError: the request cannot run; ``field`` is ``version``, ``provider`` or ``input``.
+        TryError: the request cannot run; ``path`` is ``version``, ``provider`` or ``input``.
     """
     from studio.providers import services as provider_services
     from studio.providers.models import Provider
 
     if document is None:
-        stored = program.versions.get(number=version) if version else program.latest_version
-        if stored is None:
-            raise TryError("the program has no version yet", field="version")
+        if version:
+            stored = program.versions.filter(number=version).first()
+            if stored is None:
+                raise VersionNotFound(version)
+        else:
+            stored = program.latest_version
+            if stored is None:
+                raise TryError("the program has no version yet", path="version")
         document = stored.document
     if provider is not None:
         chosen = Provider.objects.filter(
             owner=owner, pk=provider, kind=Provider.Kind.LANGUAGE
         ).first()
         if chosen is None:
-            raise TryError("not found", field="provider")
+            raise TryError("not found", path="provider")
     else:
         chosen = provider_services.default_provider(owner)
         if chosen is None:
-            raise TryError("add a language provider first", field="provider")
+            raise TryError("add a language provider first", path="provider")
     try:
         language_model = provider_services.build_language_model(chosen)
     except provider_services.ProviderError as error:
-        raise TryError(str(error), field="provider") from None
+        raise TryError(str(error), path="provider") from None
     return run_once(document=document, language_model=language_model, inputs=inputs)
 
 
@@ -299,14 +299,14 @@ def run_once(*, document: JsonDict, language_model: Any, inputs: Any) -> JsonDic
 
     Raises:
         DocumentInvalid: the document does not validate.
-        TryError: the input does not fit the program (``field`` is ``input``).
+        TryError: the input does not fit the program (``path`` is ``input``).
     """
     program = load_program(document)
     program.set_language_model(language_model)
     try:
         program.coerce_inputs(inputs, where="input")
     except DataError as error:
-        raise TryError(str(error), field="input") from None
+        raise TryError(str(error), path="input") from None
 
     started = time.perf_counter()
     trace = asyncio.run(program.trace(inputs))

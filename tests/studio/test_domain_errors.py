@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from studio.common.exceptions import Conflict, DomainError, FieldError, TooLarge
+from studio.common.errors import domain_error_detail
+from studio.common.exceptions import Conflict, DomainError, FieldError, NotFound, TooLarge
 from studio.providers.exceptions import ProviderError
 
 pytestmark = pytest.mark.django_db
 
 
 def test_domain_errors_carry_their_status_and_problems():
-    assert (DomainError.status, Conflict.status, TooLarge.status) == (400, 409, 413)
+    assert [e.status for e in (DomainError, NotFound, Conflict, TooLarge)] == [400, 404, 409, 413]
     single = DomainError("must be >= 1, got 0", path="limit")
     assert single.errors == [FieldError("limit", "must be >= 1, got 0")]
     assert str(single) == "must be >= 1, got 0"
@@ -25,6 +26,15 @@ def test_domain_errors_carry_their_status_and_problems():
     assert str(many) == "a: x; y"
     with pytest.raises(ValueError, match="at least one problem"):
         DomainError([])
+
+
+def test_drf_shape_groups_messages_by_path():
+    assert domain_error_detail(DomainError("gone")) == {"detail": "gone"}
+    problems = [FieldError("a", "x"), FieldError("", "y"), FieldError("a", "z")]
+    assert domain_error_detail(DomainError(problems)) == {
+        "a": ["x", "z"],
+        "non_field_errors": ["y"],
+    }
 
 
 def test_provider_error_answers_400_at_its_path(api):

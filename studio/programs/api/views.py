@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.db.models import Count, Max, ProtectedError, QuerySet
-from django.http import Http404, HttpResponse
+from django.db.models import Count, Max, QuerySet
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -22,7 +22,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from studio.common.errors import FieldErrorsSerializer, field_errors_exception_handler
+from studio.common.errors import FieldErrorsSerializer
+from studio.common.exceptions import FieldError
 from studio.common.parsers import JSONParser
 from studio.programs import services
 from studio.programs.api.serializers import (
@@ -40,23 +41,13 @@ from studio.programs.api.serializers import (
     VersionCreateSerializer,
 )
 from studio.programs.diff import diff_versions
-from studio.programs.documents import DocumentInvalid, validate_document
+from studio.programs.documents import validate_document
+from studio.programs.exceptions import DocumentInvalid
 from studio.programs.models import Program, ProgramVersion
 
 _INVALID = OpenApiResponse(
     FieldErrorsSerializer, description="the request or its document is not valid"
 )
-_DOCUMENT_ACTIONS = {"create", "validate", "try_", "create_version", "import_"}
-
-
-def _invalid(error: DocumentInvalid) -> Response:
-    return Response(
-        {"errors": [e.as_json() for e in error.errors]}, status=status.HTTP_400_BAD_REQUEST
-    )
-
-
-def _conflict(error: services.ProgramConflict) -> ValidationError:
-    return ValidationError({error.field: [str(error)]})
 
 
 @extend_schema_view(
@@ -76,13 +67,9 @@ class ProgramViewSet(
     search_fields = ["name", "description"]
 
     queryset = Program.objects.none()
-
-    def get_exception_handler(self) -> Any:
-        # The actions that take a document answer every 400 in the documented
-        # {"errors": [{path, message}]} form (_INVALID), request errors included.
-        if self.action in _DOCUMENT_ACTIONS:
-            return field_errors_exception_handler
-        return super().get_exception_handler()
+    # The actions that take a document answer every 400 in the documented
+    # {"errors": [{path, message}]} form (_INVALID), request errors included.
+    field_errors_actions = frozenset({"create", "validate", "try_", "create_version", "import_"})
 
     def get_queryset(self) -> QuerySet[Program]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
@@ -107,12 +94,7 @@ class ProgramViewSet(
     def create(self, request: Request) -> Response:
         payload = ProgramCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            program = services.create_program(owner=request.user, **payload.validated_data)
-        except DocumentInvalid as error:
-            return _invalid(error)
-        except services.ProgramConflict as error:
-            raise _conflict(error) from None
+        program = services.create_program(owner=request.user, **payload.validated_data)
         return Response(self._program_data(program), status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -124,10 +106,7 @@ class ProgramViewSet(
         program = self.get_object()
         payload = ProgramUpdateSerializer(data=request.data, partial=True)
         payload.is_valid(raise_exception=True)
-        try:
-            services.update_program(program, **payload.validated_data)
-        except services.ProgramConflict as error:
-            raise _conflict(error) from None
+        services.update_program(program, **payload.validated_data)
         return Response(self._program_data(program))
 
     @extend_schema(
@@ -139,14 +118,7 @@ class ProgramViewSet(
         return self.update(request, pk)
 
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        program = self.get_object()
-        try:
-            services.delete_program(program)
-        except ProtectedError:
-            return Response(
-                {"detail": "this program has runs; delete them before the program"},
-                status=status.HTTP_409_CONFLICT,
-            )
+        services.delete_program(self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(
@@ -157,13 +129,10 @@ class ProgramViewSet(
     @action(detail=False, methods=["post"], filter_backends=[], pagination_class=None)
     def validate(self, request: Request) -> Response:
         if not isinstance(request.data, dict) or "document" not in request.data:
-            return Response(
-                {"errors": [{"path": "document", "message": "this field is required"}]},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
+            raise DocumentInvalid([FieldError("document", "this field is required")])
         errors = validate_document(request.data["document"])
         if errors:
-            return _invalid(DocumentInvalid(errors))
+            raise DocumentInvalid(errors)
         return Response({"valid": True, "errors": []})
 
     @extend_schema(
@@ -180,21 +149,14 @@ class ProgramViewSet(
         body = TryRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data
-        try:
-            result = services.try_program(
-                program=program,
-                owner=request.user,
-                inputs=data["input"],
-                document=data.get("document"),
-                version=data.get("version"),
-                provider=data.get("provider"),
-            )
-        except ProgramVersion.DoesNotExist:
-            raise Http404("no such version") from None
-        except DocumentInvalid as error:
-            return _invalid(error)
-        except services.TryError as error:
-            raise ValidationError({error.field: [str(error)]}) from None
+        result = services.try_program(
+            program=program,
+            owner=request.user,
+            inputs=data["input"],
+            document=data.get("document"),
+            version=data.get("version"),
+            provider=data.get("provider"),
+        )
         return Response(TryResultSerializer(result).data)
 
     @extend_schema(
@@ -218,10 +180,7 @@ class ProgramViewSet(
         program = self.get_object()
         payload = VersionCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        try:
-            version = services.create_version(program, **payload.validated_data)
-        except DocumentInvalid as error:
-            return _invalid(error)
+        version = services.create_version(program, **payload.validated_data)
         return Response(ProgramVersionSerializer(version).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -299,10 +258,7 @@ class ProgramViewSet(
         pagination_class=None,
     )
     def import_(self, request: Request) -> Response:
-        try:
-            program = services.import_program_data(
-                owner=request.user, data=request.data, file=request.FILES.get("file")
-            )
-        except DocumentInvalid as error:
-            return _invalid(error)
+        program = services.import_program_data(
+            owner=request.user, data=request.data, file=request.FILES.get("file")
+        )
         return Response(self._program_data(program), status=status.HTTP_201_CREATED)
