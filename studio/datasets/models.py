@@ -1,8 +1,10 @@
 """Uploaded datasets, validated row by row in a background task.
 
 An upload with errors is kept as ``invalid`` with its report; rows are never
-half-imported: the stored file is the user's own, and a dataset becomes usable
-only when every row validates against its input / output schemas.
+half-imported silently: the stored file is the user's own, and a dataset becomes
+usable only when every row validates against its input / output schemas, or,
+when the upload asked to keep the valid rows, with its bad rows dropped and
+recorded (how many, which lines, and why in ``errors``).
 """
 
 from django.conf import settings
@@ -48,6 +50,15 @@ class Dataset(models.Model):
     )
     test_fraction = models.FloatField(default=0.2)
     split_seed = models.IntegerField(default=0)
+    keep_valid_rows = models.BooleanField(
+        default=False, help_text="drop the rows that do not validate instead of refusing the file"
+    )
+    dropped_count = models.PositiveIntegerField(
+        default=0, help_text="rows dropped because they do not validate (keep_valid_rows)"
+    )
+    dropped_lines = models.JSONField(
+        default=list, blank=True, help_text="the line of each dropped row, capped"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     validated_at = models.DateTimeField(null=True, blank=True)
 

@@ -10,7 +10,9 @@ CSV record starts; for a JSON array, the 1-based position of the item, and the
 file's line for a syntax or encoding error), a ``field`` (the column, with a
 dotted path inside nested values; empty when the whole row is at fault) and a
 ``message``. Problems with the file as a whole (a CSV header missing a column,
-broken JSON) stop the reading: they are reported once, not per row.
+broken JSON) stop the reading: they are reported once, not per row. A row error
+after which nothing more could be read (malformed CSV quoting, a JSON item that
+cannot be parsed) says so (``ends_reading``): the rows after it are unknown.
 """
 
 from __future__ import annotations
@@ -30,16 +32,36 @@ from studio.datasets.models import Dataset
 JsonDict = dict[str, Any]
 
 
+RAW_MAX_CHARS = 200
+"""The raw text of a bad row is kept up to this many characters."""
+
+
 @dataclass(frozen=True)
 class RowError:
-    """One problem found in one row."""
+    """One problem found in one row.
+
+    Attributes:
+        raw: the row's text as in the file (truncated), when known.
+        ends_reading: nothing after this row could be read.
+    """
 
     line: int
     field: str
     message: str
+    raw: str = ""
+    ends_reading: bool = False
 
     def as_json(self) -> JsonDict:
-        return {"line": self.line, "field": _text(self.field), "message": _text(self.message)}
+        found = {"line": self.line, "field": _text(self.field), "message": _text(self.message)}
+        if self.raw:
+            found["raw"] = _text(self.raw)
+        return found
+
+
+def truncated(text: str, limit: int = RAW_MAX_CHARS) -> str:
+    """`text` without its line break, cut to `limit` characters (an ellipsis says it was)."""
+    text = text.rstrip("\r\n")
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _text(value: str) -> str:
@@ -114,7 +136,8 @@ def _iter_csv(path: Path, schema: CsvColumns) -> Iterator[ParsedRow]:
             except StopIteration:
                 return
             except csv.Error as error:
-                yield start, None, [RowError(start, "", f"malformed CSV: {error}")], True
+                message = f"malformed CSV: {error}"
+                yield start, None, [RowError(start, "", message, ends_reading=True)], True
                 return
             last_line = reader.line_num
             if not cells or (len(cells) == 1 and not cells[0].strip()):
@@ -261,12 +284,12 @@ def _iter_json(path: Path) -> Iterator[ParsedRow]:
                         # Where the item ends is unknown past this point: stop reading.
                         line = reader.line()
                         message = f"item {index + 1} is {error}"
-                        yield line, None, [RowError(line, "", message)], True
+                        yield line, None, [RowError(line, "", message, ends_reading=True)], True
                         return
                     except _NotJsonConstant as error:
                         line = reader.line()
                         message = f"invalid JSON in item {index + 1}: {error}"
-                        yield line, None, [RowError(line, "", message)], True
+                        yield line, None, [RowError(line, "", message, ends_reading=True)], True
                         return
                     index += 1
                     if exceeds_depth(item, MAX_DEPTH):
@@ -275,10 +298,11 @@ def _iter_json(path: Path) -> Iterator[ParsedRow]:
                     elif isinstance(item, dict):
                         yield index, item, [], True
                     else:
+                        raw = truncated(json.dumps(item, ensure_ascii=False))
                         yield (
                             index,
                             None,
-                            [RowError(index, "", f"item {index} is not an object")],
+                            [RowError(index, "", f"item {index} is not an object", raw=raw)],
                             True,
                         )
                     separator = reader.next_char()

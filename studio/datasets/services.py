@@ -93,6 +93,7 @@ def create_dataset_from_upload(
     column_mapping: dict[str, str] | None = None,
     test_fraction: float = 0.2,
     split_seed: int = 0,
+    keep_valid_rows: bool = False,
     description: str = "",
     dataset_format: str | None = None,
     queue_validation: bool = True,
@@ -103,6 +104,10 @@ def create_dataset_from_upload(
     stored when the schemas, the mapping or the size are refused.
 
     Args:
+        test_fraction: the share of rows held out as the test split (default 0.2).
+        split_seed: the seed that draws them (default 0).
+        keep_valid_rows: drop the rows that do not validate (recorded on the
+            dataset) instead of leaving the whole dataset invalid (default False).
         queue_validation: queue `validate_dataset` after the commit (default);
             False leaves the validation to the caller.
 
@@ -126,6 +131,7 @@ def create_dataset_from_upload(
         column_mapping=column_mapping or {},
         test_fraction=test_fraction,
         split_seed=split_seed,
+        keep_valid_rows=keep_valid_rows,
     )
     row_schema(candidate)  # refuses unusable schemas / mappings before anything is stored
 
@@ -183,7 +189,10 @@ def validate_dataset(dataset: Dataset) -> Dataset:
     The dataset ends ``valid`` (every row fits) or ``invalid`` (with its capped
     errors and their total), whatever goes wrong on the way: a failure of the
     validation itself is stored as the reason. Built-in datasets are valid by
-    construction.
+    construction. An upload that asked to keep its valid rows is ``valid`` with
+    its bad rows dropped when every problem is one row's and a row is left:
+    ``row_count`` is then the rows kept, ``dropped_count`` / ``dropped_lines``
+    the rows dropped, and ``errors`` why.
     """
     if dataset.format == Dataset.Format.BUILTIN:
         dataset.status = Dataset.Status.VALID
@@ -205,12 +214,25 @@ def validate_dataset(dataset: Dataset) -> Dataset:
         logger.exception("dataset %s: validation failed", dataset.pk)
         report = ValidationReport()
         report.add(RowError(0, "file", failure_reason(error)))
-    dataset.row_count = report.row_count
+    dropping = not report.valid and dataset.keep_valid_rows and report.usable_without_bad_rows
+    dataset.row_count = report.good_rows if dropping else report.row_count
+    dataset.dropped_count = report.bad_rows if dropping else 0
+    dataset.dropped_lines = report.bad_lines if dropping else []
     dataset.error_count = report.error_count
     dataset.errors = [e.as_json() for e in report.errors]
-    dataset.status = Dataset.Status.VALID if report.valid else Dataset.Status.INVALID
+    dataset.status = Dataset.Status.VALID if report.valid or dropping else Dataset.Status.INVALID
     dataset.validated_at = timezone.now()
-    dataset.save(update_fields=["row_count", "error_count", "errors", "status", "validated_at"])
+    dataset.save(
+        update_fields=[
+            "row_count",
+            "dropped_count",
+            "dropped_lines",
+            "error_count",
+            "errors",
+            "status",
+            "validated_at",
+        ]
+    )
     return dataset
 
 
@@ -350,8 +372,9 @@ def load_examples(dataset: Dataset, *, split: str) -> tuple[list[JsonDict], list
     Args:
         dataset: a dataset whose status is ``valid``.
         split: ``"train"``, ``"test"`` or ``"all"``. Uploads are split
-            deterministically by ``test_fraction`` and ``split_seed``; built-ins
-            keep their published train / test splits.
+            deterministically by ``test_fraction`` and ``split_seed`` (over the
+            rows kept, when bad rows were dropped); built-ins keep their published
+            train / test splits.
 
     Raises:
         ValueError: the dataset is not valid, or `split` is unknown.
@@ -374,9 +397,14 @@ def load_examples(dataset: Dataset, *, split: str) -> tuple[list[JsonDict], list
     schema = row_schema(dataset)
     inputs: list[JsonDict] = []
     outputs: list[JsonDict] = []
-    for line, row, errors, _ in iter_validated_rows(
+    dropped = set(dataset.dropped_lines or [])
+    # Past the cap, the dropped lines are not all listed: trust the count instead.
+    unlisted = dataset.dropped_count > len(dropped)
+    for line, row, errors, is_row in iter_validated_rows(
         dataset.format, Path(dataset.file.path), schema
     ):
+        if row is None and is_row and dataset.dropped_count and (line in dropped or unlisted):
+            continue
         if row is None:
             detail = errors[0].message if errors else "unreadable row"
             raise ValueError(f"dataset {dataset.pk}: line {line} no longer validates: {detail}")

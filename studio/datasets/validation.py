@@ -10,6 +10,8 @@ nesting past ``MAX_DEPTH``).
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +25,7 @@ from optimizer_core.datamodels import DataModel, data_model_from_schema
 from studio.common.jsondepth import MAX_DEPTH, TooDeep, exceeds_depth, loads
 from studio.datasets.exceptions import DatasetError
 from studio.datasets.models import Dataset
-from studio.datasets.readers import RowError, iter_rows
+from studio.datasets.readers import RowError, iter_rows, truncated
 
 logger = logging.getLogger(__name__)
 
@@ -38,20 +40,45 @@ _OUTPUT_PREFIX = "out__"
 
 @dataclass
 class ValidationReport:
-    """What validating a whole file found."""
+    """What validating a whole file found.
+
+    Attributes:
+        row_count: rows read, good and bad.
+        bad_rows: rows with an error (their lines in `bad_lines`, capped).
+        whole_file: an error that is no single row's (a header, broken JSON
+            structure), or a row after which the file could not be read further:
+            the good rows cannot be kept without it.
+    """
 
     row_count: int = 0
     error_count: int = 0
     errors: list[RowError] = field(default_factory=list)
+    bad_rows: int = 0
+    bad_lines: list[int] = field(default_factory=list)
+    whole_file: bool = False
 
     def add(self, error: RowError) -> None:
         self.error_count += 1
         if len(self.errors) < ERROR_CAP:
             self.errors.append(error)
 
+    def add_bad_row(self, line: int) -> None:
+        self.bad_rows += 1
+        if len(self.bad_lines) < ERROR_CAP:
+            self.bad_lines.append(line)
+
     @property
     def valid(self) -> bool:
         return self.error_count == 0 and self.row_count > 0
+
+    @property
+    def good_rows(self) -> int:
+        return self.row_count - self.bad_rows
+
+    @property
+    def usable_without_bad_rows(self) -> bool:
+        """Dropping the bad rows leaves a usable dataset: every problem is one row's."""
+        return not self.whole_file and self.good_rows > 0
 
 
 # --------------------------------------------------------------------------- schemas
@@ -312,26 +339,70 @@ def _validate_payload(
 ValidatedRow = tuple[int, pydantic.BaseModel | None, list[RowError], bool]
 
 
+def _payload_text(payload: bytes | JsonDict) -> str:
+    if isinstance(payload, bytes):
+        return truncated(payload.decode("utf-8", "replace"))
+    return truncated(json.dumps(payload, ensure_ascii=False, default=str))
+
+
 def iter_validated_rows(
     dataset_format: str, path: Path, schema: RowSchema
 ) -> Iterator[ValidatedRow]:
-    """Every row of a file, parsed and validated: ``(line, row or None, errors, is a row)``."""
+    """Every row of a file, parsed and validated: ``(line, row or None, errors, is a row)``.
+
+    A JSON line's or a JSON item's errors carry its text (``raw``); a CSV row's
+    text is read back from the file by `with_raw_lines`.
+    """
     for line, payload, errors, is_row in iter_rows(dataset_format, path, schema):
         if errors or payload is None:
             yield line, None, errors, is_row
             continue
         row, row_errors = _validate_payload(line, payload, schema)
+        if row_errors and dataset_format != Dataset.Format.CSV:
+            raw = _payload_text(payload)
+            row_errors = [dataclasses.replace(e, raw=e.raw or raw) for e in row_errors]
         yield line, row, row_errors, is_row
 
 
+def with_raw_lines(errors: list[RowError], path: Path) -> list[RowError]:
+    """`errors`, each with its line's text from the file (for CSV, whose rows are parsed
+    into cells): one pass up to the last line named, every line cut to ``RAW_MAX_CHARS``."""
+    wanted = {e.line for e in errors if e.line > 0 and not e.raw}
+    if not wanted:
+        return errors
+    last = max(wanted)
+    found: dict[int, str] = {}
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number in wanted:
+                text = raw.decode("utf-8", "replace")
+                found[number] = truncated(text.removeprefix("\ufeff") if number == 1 else text)
+            if number >= last:
+                break
+    return [
+        dataclasses.replace(e, raw=found[e.line]) if not e.raw and e.line in found else e
+        for e in errors
+    ]
+
+
 def validate_file(dataset_format: str, path: Path, schema: RowSchema) -> ValidationReport:
-    """Validate every row of a file against a row schema (streamed; errors capped)."""
+    """Validate every row of a file against a row schema (streamed; errors capped).
+
+    Each stored error carries the text of its row (``raw``, truncated) when known.
+    """
     report = ValidationReport()
-    for _line, _row, errors, is_row in iter_validated_rows(dataset_format, path, schema):
+    for line, _row, errors, is_row in iter_validated_rows(dataset_format, path, schema):
         if is_row:
             report.row_count += 1
+        if errors:
+            if is_row and not any(e.ends_reading for e in errors):
+                report.add_bad_row(line)
+            else:
+                report.whole_file = True
         for error in errors:
             report.add(error)
     if report.row_count == 0 and report.error_count == 0:
         report.add(RowError(1, "", "the file has no rows"))
+    if dataset_format == Dataset.Format.CSV:
+        report.errors = with_raw_lines(report.errors, path)
     return report

@@ -16,10 +16,18 @@ class RowErrorSerializer(serializers.Serializer[dict[str, Any]]):
     line = serializers.IntegerField()
     field = serializers.CharField(allow_blank=True)
     message = serializers.CharField()
+    raw = serializers.CharField(
+        required=False, help_text="the row's text in the file, truncated (when known)"
+    )
 
 
 class DatasetSerializer(serializers.ModelSerializer[Dataset]):
     errors = RowErrorSerializer(many=True, read_only=True)
+    dropped_lines = serializers.ListField(
+        child=serializers.IntegerField(),
+        read_only=True,
+        help_text="the line of each dropped row, capped",
+    )
     errors_truncated = serializers.SerializerMethodField()
 
     class Meta:
@@ -43,6 +51,9 @@ class DatasetSerializer(serializers.ModelSerializer[Dataset]):
             "errors_truncated",
             "test_fraction",
             "split_seed",
+            "keep_valid_rows",
+            "dropped_count",
+            "dropped_lines",
             "created_at",
             "validated_at",
         ]
@@ -53,10 +64,10 @@ class DatasetSerializer(serializers.ModelSerializer[Dataset]):
 
 
 class DatasetSummarySerializer(DatasetSerializer):
-    """The list view: everything but the row errors."""
+    """The list view: everything but the row errors and the dropped lines."""
 
     class Meta(DatasetSerializer.Meta):
-        fields = [f for f in DatasetSerializer.Meta.fields if f != "errors"]
+        fields = [f for f in DatasetSerializer.Meta.fields if f not in ("errors", "dropped_lines")]
         read_only_fields = fields
 
 
@@ -85,6 +96,11 @@ class DatasetUploadSerializer(serializers.Serializer[dict[str, Any]]):
         required=False, default=0.2, min_value=0.0, max_value=0.99
     )
     split_seed = serializers.IntegerField(required=False, default=0)
+    keep_valid_rows = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="drop the rows that do not validate (recorded) instead of refusing the file",
+    )
     format = serializers.ChoiceField(
         choices=Dataset.Format.choices,
         required=False,

@@ -91,6 +91,7 @@ class DatasetViewSet(
             column_mapping=data.get("column_mapping") or {},
             test_fraction=data["test_fraction"],
             split_seed=data["split_seed"],
+            keep_valid_rows=data["keep_valid_rows"],
             dataset_format=data.get("format"),
         )
         dataset.refresh_from_db()

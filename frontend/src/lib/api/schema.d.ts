@@ -326,6 +326,196 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The signed-in user's deployments: deploy, predict, switch, roll back, usage. */
+        get: operations["deployments_list"];
+        put?: never;
+        /** @description The signed-in user's deployments: deploy, predict, switch, roll back, usage. */
+        post: operations["deployments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_name}/batches/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Batch predictions of one deployment: start, follow, download the results. */
+        get: operations["deployments_batches_list"];
+        put?: never;
+        /** @description Batch predictions of one deployment: start, follow, download the results. */
+        post: operations["deployments_batches_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_name}/batches/{batch_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Batch predictions of one deployment: start, follow, download the results. */
+        get: operations["deployments_batches_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_name}/batches/{batch_id}/results/csv/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Batch predictions of one deployment: start, follow, download the results. */
+        get: operations["deployments_batches_results_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_name}/batches/{batch_id}/results/jsonl/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Batch predictions of one deployment: start, follow, download the results. */
+        get: operations["deployments_batches_results_jsonl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{name}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The signed-in user's deployments: deploy, predict, switch, roll back, usage. */
+        get: operations["deployments_retrieve"];
+        put?: never;
+        post?: never;
+        /** @description The signed-in user's deployments: deploy, predict, switch, roll back, usage. */
+        delete: operations["deployments_destroy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{name}/history/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The signed-in user's deployments: deploy, predict, switch, roll back, usage. */
+        get: operations["deployments_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{name}/predict/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description The signed-in user's deployments: deploy, predict, switch, roll back, usage. */
+        post: operations["deployments_predict"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{name}/rollback/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description The signed-in user's deployments: deploy, predict, switch, roll back, usage. */
+        post: operations["deployments_rollback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{name}/switch/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description The signed-in user's deployments: deploy, predict, switch, roll back, usage. */
+        post: operations["deployments_switch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{name}/usage/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The signed-in user's deployments: deploy, predict, switch, roll back, usage. */
+        get: operations["deployments_usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/programs/": {
         parameters: {
             query?: never;
@@ -682,6 +872,41 @@ export interface components {
             /** @description the demo account's credentials while it has its documented default password (the embedded studio only); null otherwise */
             demo_account: components["schemas"]["DemoAccount"] | null;
         };
+        BatchCreateRequest: {
+            dataset: number;
+            /** @default all */
+            split: components["schemas"]["SplitEnum"];
+        };
+        BatchJob: {
+            readonly id: number;
+            readonly deployment: string;
+            readonly target: number;
+            readonly dataset: number | null;
+            readonly dataset_name: string;
+            readonly split: string;
+            readonly state: components["schemas"]["BatchStateEnum"];
+            readonly error: string;
+            readonly total: number;
+            readonly processed: number;
+            readonly failures: number;
+            readonly usage: unknown;
+            readonly csv_url: string;
+            readonly jsonl_url: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        /**
+         * @description * `queued` - Queued
+         *     * `running` - Running
+         *     * `succeeded` - Succeeded
+         *     * `failed` - Failed
+         * @enum {string}
+         */
+        BatchStateEnum: "queued" | "running" | "succeeded" | "failed";
         BuiltinCreateRequest: {
             /** @description a name from /api/datasets/catalogue/ */
             builtin_name: string;
@@ -799,6 +1024,12 @@ export interface components {
             /** Format: double */
             readonly test_fraction: number;
             readonly split_seed: number;
+            /** @description drop the rows that do not validate instead of refusing the file */
+            readonly keep_valid_rows: boolean;
+            /** @description rows dropped because they do not validate (keep_valid_rows) */
+            readonly dropped_count: number;
+            /** @description the line of each dropped row, capped */
+            readonly dropped_lines: number[];
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -819,7 +1050,7 @@ export interface components {
             input_schema: unknown;
             output_schema: unknown;
         };
-        /** @description The list view: everything but the row errors. */
+        /** @description The list view: everything but the row errors and the dropped lines. */
         DatasetSummary: {
             readonly id: number;
             readonly name: string;
@@ -844,6 +1075,10 @@ export interface components {
             /** Format: double */
             readonly test_fraction: number;
             readonly split_seed: number;
+            /** @description drop the rows that do not validate instead of refusing the file */
+            readonly keep_valid_rows: boolean;
+            /** @description rows dropped because they do not validate (keep_valid_rows) */
+            readonly dropped_count: number;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -876,6 +1111,11 @@ export interface components {
             /** @default 0 */
             split_seed: number;
             /**
+             * @description drop the rows that do not validate (recorded) instead of refusing the file
+             * @default false
+             */
+            keep_valid_rows: boolean;
+            /**
              * @description csv, jsonl or json; default: from the file name
              *
              *     * `csv` - Csv
@@ -888,6 +1128,44 @@ export interface components {
         DemoAccount: {
             username: string;
             password: string;
+        };
+        Deployment: {
+            readonly id: number;
+            /** @description unique per owner; in the URL */
+            readonly name: string;
+            readonly target: components["schemas"]["DeploymentTarget"];
+            readonly previous: components["schemas"]["DeploymentTarget"] | null;
+            /** @description Where scripts POST their inputs (absolute when the request is known). */
+            readonly predict_url: string;
+            readonly usage: components["schemas"]["UsageTotals"];
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        DeploymentCreateRequest: {
+            /** @description letters, digits, - and _; unique among your deployments; part of the URL */
+            name: string;
+            /** @description a succeeded run: its trained program is served */
+            run?: number | null;
+            /** @description a saved version, served with your default language provider */
+            program_version?: number | null;
+        };
+        DeploymentTarget: {
+            readonly id: number;
+            readonly reason: components["schemas"]["ReasonEnum"];
+            readonly run: number | null;
+            readonly run_name: string | null;
+            readonly program: number;
+            readonly program_name: string;
+            readonly program_version: number;
+            readonly version_number: number;
+            /** @description one input object per prediction (else a list, one per input) */
+            readonly single_input: boolean;
+            readonly input_schemas: components["schemas"]["SchemaEntry"][];
+            readonly output_schemas: components["schemas"]["SchemaEntry"][];
+            /** Format: date-time */
+            readonly created_at: string;
         };
         Diff: {
             to: number;
@@ -988,6 +1266,21 @@ export interface components {
          * @enum {string}
          */
         OpEnum: "changed" | "added" | "removed";
+        PaginatedBatchJobList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["BatchJob"][];
+        };
         PaginatedDatasetSummaryList: {
             /** @example 123 */
             count: number;
@@ -1002,6 +1295,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["DatasetSummary"][];
+        };
+        PaginatedDeploymentList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Deployment"][];
         };
         PaginatedProgramList: {
             /** @example 123 */
@@ -1088,6 +1396,36 @@ export interface components {
             class_path?: string;
             /** @description the model's JSON schema (pydantic's model_json_schema()) */
             schema?: unknown;
+        };
+        PredictRequestRequest: {
+            /** @description one input: an object matching the program's Input DataModel (a list of objects, one per Input, for a program with several) */
+            input?: unknown;
+            /** @description several inputs (at most 100), each as `input` */
+            inputs?: unknown[];
+        };
+        PredictResult: {
+            /** @description for `input`: the program's output JSON */
+            output?: unknown;
+            /** @description for `inputs`: one output per input, null where it failed */
+            outputs?: unknown[];
+            /** @description for `inputs`: why each null output failed */
+            errors?: components["schemas"]["FieldError"][];
+            /** @description the deployment target that answered */
+            target: number;
+            run: number | null;
+            program_version: number;
+            /** Format: double */
+            latency_s: number;
+            usage: components["schemas"]["PredictUsage"];
+        };
+        PredictUsage: {
+            calls: number;
+            failures: number;
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+            /** Format: double */
+            cost: number;
         };
         Preview: {
             rows: components["schemas"]["PreviewRow"][];
@@ -1176,10 +1514,19 @@ export interface components {
             params?: unknown;
             is_default?: boolean;
         };
+        /**
+         * @description * `deploy` - Deploy
+         *     * `switch` - Switch
+         *     * `rollback` - Rollback
+         * @enum {string}
+         */
+        ReasonEnum: "deploy" | "switch" | "rollback";
         RowError: {
             line: number;
             field: string;
             message: string;
+            /** @description the row's text in the file, truncated (when known) */
+            raw?: string;
         };
         Run: {
             readonly id: number;
@@ -1304,11 +1651,30 @@ export interface components {
             /** @description the model's JSON schema (pydantic's model_json_schema()) */
             schema: unknown;
         };
+        SchemaEntry: {
+            /** @description the module's name in the program */
+            name: string;
+            /** @description its DataModel's JSON schema */
+            schema: unknown;
+        };
         SignUpRequest: {
             username: string;
             password: string;
             email?: string;
         };
+        /**
+         * @description * `api` - Api
+         *     * `batch` - Batch
+         * @enum {string}
+         */
+        SourceEnum: "api" | "batch";
+        /**
+         * @description * `all` - all
+         *     * `train` - train
+         *     * `test` - test
+         * @enum {string}
+         */
+        SplitEnum: "all" | "train" | "test";
         /**
          * @description * `queued` - Queued
          *     * `running` - Running
@@ -1326,6 +1692,12 @@ export interface components {
          * @enum {string}
          */
         StatusEnum: "uploaded" | "validating" | "valid" | "invalid";
+        SwitchRequest: {
+            /** @description a succeeded run: its trained program is served */
+            run?: number | null;
+            /** @description a saved version, served with your default language provider */
+            program_version?: number | null;
+        };
         Token: {
             token: string;
         };
@@ -1364,6 +1736,64 @@ export interface components {
          * @enum {string}
          */
         TypeEnum: "int" | "float" | "bool" | "str" | "str_list" | "fields";
+        Usage: {
+            totals: components["schemas"]["UsageTotals"];
+            /** @description calls to the predict endpoint */
+            api: components["schemas"]["UsageTotals"];
+            /** @description batch jobs */
+            batch: components["schemas"]["UsageTotals"];
+            /** @description newest first, the last 90 days */
+            days: components["schemas"]["UsageDay"][];
+        };
+        UsageDay: {
+            /** Format: date */
+            readonly day: string;
+            readonly source: components["schemas"]["SourceEnum"];
+            /** @description HTTP calls / batch chunks */
+            readonly requests: number;
+            readonly predictions: number;
+            /** @description predictions without output */
+            readonly failures: number;
+            readonly lm_calls: number;
+            readonly prompt_tokens: number;
+            readonly completion_tokens: number;
+            /**
+             * Format: double
+             * @description US dollars, as litellm prices the model
+             */
+            readonly cost: number;
+            /**
+             * Format: double
+             * @description seconds, summed over predictions
+             */
+            readonly latency_s: number;
+        };
+        UsageTotals: {
+            /** @description prediction requests (batch: chunks) */
+            requests: number;
+            predictions: number;
+            /** @description predictions without an output */
+            failures: number;
+            lm_calls: number;
+            prompt_tokens: number;
+            completion_tokens: number;
+            total_tokens: number;
+            /**
+             * Format: double
+             * @description US dollars
+             */
+            cost: number;
+            /**
+             * Format: double
+             * @description seconds, summed over predictions
+             */
+            latency_s: number;
+            /**
+             * Format: double
+             * @description seconds per prediction
+             */
+            mean_latency_s: number;
+        };
         User: {
             readonly id: number;
             /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
@@ -2032,6 +2462,394 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DatasetCatalogueEntry"][];
+                };
+            };
+        };
+    };
+    deployments_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedDeploymentList"];
+                };
+            };
+        };
+    };
+    deployments_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeploymentCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["DeploymentCreateRequest"];
+                "multipart/form-data": components["schemas"]["DeploymentCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
+    deployments_batches_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description the deployment */
+                deployment_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedBatchJobList"];
+                };
+            };
+        };
+    };
+    deployments_batches_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the deployment */
+                deployment_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["BatchCreateRequest"];
+                "multipart/form-data": components["schemas"]["BatchCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchJob"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
+    deployments_batches_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: number;
+                /** @description the deployment */
+                deployment_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchJob"];
+                };
+            };
+        };
+    };
+    deployments_batches_results_csv: {
+        parameters: {
+            query?: {
+                format?: "csv" | "json";
+            };
+            header?: never;
+            path: {
+                batch_id: number;
+                /** @description the deployment */
+                deployment_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+        };
+    };
+    deployments_batches_results_jsonl: {
+        parameters: {
+            query?: {
+                format?: "json" | "jsonl";
+            };
+            header?: never;
+            path: {
+                batch_id: number;
+                /** @description the deployment */
+                deployment_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+        };
+    };
+    deployments_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+        };
+    };
+    deployments_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deployments_history: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeploymentTarget"][];
+                };
+            };
+        };
+    };
+    deployments_predict: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PredictRequestRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PredictRequestRequest"];
+                "multipart/form-data": components["schemas"]["PredictRequestRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PredictResult"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description no provider to call, or nothing to roll back to */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the provider failed the prediction */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deployments_rollback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description no provider to call, or nothing to roll back to */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deployments_switch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SwitchRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["SwitchRequest"];
+                "multipart/form-data": components["schemas"]["SwitchRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
+    deployments_usage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Usage"];
                 };
             };
         };
