@@ -22,16 +22,13 @@ from studio.celery import enqueue
 from studio.programs.documents import validate_document
 from studio.runs.config import validate_compile_config, validate_fit_config
 from studio.runs.events import emit_sync
+from studio.runs.exceptions import InvalidTransition
 from studio.runs.models import Checkpoint, Run
 
 logger = logging.getLogger(__name__)
 
 State = Run.State
 TERMINAL = {State.SUCCEEDED, State.FAILED, State.CANCELLED}
-
-
-class InvalidTransition(ValidationError):
-    """A state change the run's lifecycle does not allow (or lost a race)."""
 
 
 def stale_after() -> timedelta:

@@ -6,7 +6,6 @@ from typing import Any
 
 import django_filters
 from django import forms
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q, QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -39,16 +38,6 @@ from studio.runs.models import Run
 EVENTS_PAGE_DEFAULT = 500
 EVENTS_PAGE_MAX = 5000
 COMPARE_MAX = 8
-
-
-def _drf_error(error: DjangoValidationError) -> ValidationError:
-    if hasattr(error, "error_dict"):
-        return ValidationError(error.message_dict)
-    return ValidationError({"detail": error.messages})
-
-
-class Conflict(ValidationError):
-    status_code = status.HTTP_409_CONFLICT
 
 
 class IdFilter(django_filters.NumberFilter):
@@ -160,28 +149,21 @@ class RunViewSet(
         serializer = RunCreateSerializer(data=request.data, context={"request": request})
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        try:
-            run = services.start_run(
-                owner=request.user,
-                program_version=data["program_version"],
-                dataset=data["dataset"],
-                provider=data["provider"],
-                compile_config=data["compile_config"],
-                fit_config=data.get("fit_config") or {},
-                name=data.get("name", ""),
-            )
-        except DjangoValidationError as error:
-            raise _drf_error(error) from None
+        run = services.start_run(
+            owner=request.user,
+            program_version=data["program_version"],
+            dataset=data["dataset"],
+            provider=data["provider"],
+            compile_config=data["compile_config"],
+            fit_config=data.get("fit_config") or {},
+            name=data.get("name", ""),
+        )
         return Response(RunSerializer(run).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(operation_id="runs_cancel", request=None, responses={200: RunSerializer})
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, pk: str | None = None) -> Response:
-        run = self.get_object()
-        try:
-            services.cancel_run(run)
-        except services.InvalidTransition as error:
-            raise Conflict({"state": error.messages}) from None
+        run = services.cancel_run(self.get_object())
         return Response(RunSerializer(run).data)
 
     @extend_schema(operation_id="runs_fork", request=ForkSerializer, responses={201: RunSerializer})
@@ -191,17 +173,14 @@ class RunViewSet(
         serializer = ForkSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        try:
-            fork = services.fork_run(
-                run=run,
-                epoch=data["epoch"],
-                owner=request.user,
-                fit_config=data.get("fit_config"),
-                compile_config=data.get("compile_config"),
-                name=data.get("name", ""),
-            )
-        except DjangoValidationError as error:
-            raise _drf_error(error) from None
+        fork = services.fork_run(
+            run=run,
+            epoch=data["epoch"],
+            owner=request.user,
+            fit_config=data.get("fit_config"),
+            compile_config=data.get("compile_config"),
+            name=data.get("name", ""),
+        )
         return Response(RunSerializer(fork).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
