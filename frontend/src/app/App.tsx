@@ -9,6 +9,7 @@ import './App.css';
 
 // Each page is its own chunk: the canvas library loads only with the editor.
 const SignInPage = lazy(() => import('@/features/auth/SignInPage'));
+const SignUpPage = lazy(() => import('@/features/auth/SignUpPage'));
 const EditorPage = lazy(() => import('@/features/editor/EditorPage'));
 const ProgramsPage = lazy(() => import('@/features/editor/ProgramsPage'));
 const DatasetsPage = lazy(() => import('@/features/datasets/DatasetsPage'));
@@ -31,12 +32,33 @@ function Guarded({ children }: { children: ReactNode }) {
   return <RequireAuth>{children}</RequireAuth>;
 }
 
+/** The app's sections, for a signed-in user only: signed out, the sign-in page stands alone. */
+function MainNav() {
+  const me = useMe();
+  if (!me.data) return null;
+  return (
+    <nav aria-label="Main">
+      {LINKS.map((link) => (
+        <NavLink key={link.to} to={link.to} className="app-nav-link">
+          {link.label}
+        </NavLink>
+      ))}
+    </nav>
+  );
+}
+
 function UserMenu() {
   const me = useMe();
   const logout = useLogout();
   if (!me.data) return null;
   return (
     <div className="app-user">
+      {me.data.is_staff && (
+        // Django's admin (users, and every row), served by Django itself: a full page load.
+        <a className="btn btn-small btn-ghost" href="/admin/">
+          Admin
+        </a>
+      )}
       <span>{me.data.username}</span>
       <button type="button" className="btn btn-small btn-ghost" onClick={() => logout.mutate()}>
         Sign out
@@ -56,19 +78,14 @@ export function App() {
               <img src="/favicon.svg" alt="" width={22} height={22} />
               Studio
             </a>
-            <nav aria-label="Main">
-              {LINKS.map((link) => (
-                <NavLink key={link.to} to={link.to} className="app-nav-link">
-                  {link.label}
-                </NavLink>
-              ))}
-            </nav>
+            <MainNav />
             <UserMenu />
           </header>
           <main className="app-main">
             <Suspense fallback={<div className="app-loading">Loading…</div>}>
               <Routes>
                 <Route path="/login" element={<SignInPage />} />
+                <Route path="/signup" element={<SignUpPage />} />
                 <Route path="/" element={<Navigate to="/programs" replace />} />
                 <Route
                   path="/programs"

@@ -1,14 +1,21 @@
 import { useState } from 'react';
-import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useLogin } from '@/lib/api/ops/authLogin';
 import { useMe } from '@/lib/api/ops/authMe';
 import { FormField } from '@/lib/components/FormField';
+import { useAuthConfig } from './api/authConfig';
+import { safeNext } from './safeNext';
 
-/** Session sign-in (route /login); goes back to `?next=` afterwards. */
+/**
+ * Session sign-in (route /login); goes back to `?next=` afterwards. Links to sign-up while
+ * the server has it open, and names the demo account where the server says it has its
+ * default password (the embedded studio only).
+ */
 export default function SignInPage() {
   const [params] = useSearchParams();
   const next = safeNext(params.get('next'));
   const me = useMe();
+  const config = useAuthConfig();
   const login = useLogin();
   const navigate = useNavigate();
   const [username, setUsername] = useState('');
@@ -60,12 +67,21 @@ export default function SignInPage() {
         <button type="submit" className="btn btn-primary" disabled={login.isPending || !username}>
           {login.isPending ? 'Signing in…' : 'Sign in'}
         </button>
+        {config.data?.demo_account && (
+          <p className="note" style={{ marginTop: 14 }}>
+            Demo account: <strong>{config.data.demo_account.username}</strong> /{' '}
+            <code>{config.data.demo_account.password}</code>
+          </p>
+        )}
+        {config.data?.registration_open && (
+          <p className="note" style={{ marginTop: 14 }}>
+            No account yet?{' '}
+            <Link to={`/signup${params.get('next') ? `?next=${encodeURIComponent(next)}` : ''}`}>
+              Sign up
+            </Link>
+          </p>
+        )}
       </form>
     </section>
   );
-}
-
-/** Only same-app paths: an open redirect through ?next= is refused. */
-function safeNext(raw: string | null): string {
-  return raw && raw.startsWith('/') && !raw.startsWith('//') ? raw : '/programs';
 }
