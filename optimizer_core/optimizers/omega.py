@@ -12,13 +12,23 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import pydantic
-from pydantic import Field
 
+from optimizer_core import language_models
 from optimizer_core.datamodels import DataModel, JsonDict
 from optimizer_core.exceptions import LanguageModelError, SerializationError
+from optimizer_core.language_models import EmbeddingModel, LanguageModel
+from optimizer_core.modules.chain_of_thought import ChainOfThought
+from optimizer_core.modules.module import TRACE
 from optimizer_core.optimizers import dns
+from optimizer_core.optimizers.omega_prompts import (
+    CrossoverInputs,
+    MutationInputs,
+    crossover_instructions,
+    mutation_instructions,
+)
 from optimizer_core.optimizers.optimizer import candidate_sort_key, softmax, value_key
 from optimizer_core.optimizers.random_few_shot import RandomFewShot
+from optimizer_core.saving.object_registry import FUNCTION, deserialize_object, serialize_object
 from optimizer_core.saving.params import Param
 from optimizer_core.variables import Variable
 
@@ -37,79 +47,6 @@ NB_SHOWN_PREDICTIONS = 3
 
 # Keys the base optimizer writes into a variable's JSON that are not listed as bookkeeping.
 _ENGINE_KEYS = frozenset({"current_candidate"})
-
-
-class ScoredPrediction(DataModel):
-    """One prediction of the module that owns the variable, with the reward it earned."""
-
-    inputs: JsonDict | None = Field(description="What the module received")
-    outputs: JsonDict | None = Field(description="What the module answered")
-    ground_truth: JsonDict | None = Field(
-        default=None, description="The expected output of the program, when known"
-    )
-    reward: float = Field(description="The reward of this prediction (higher is better)")
-
-
-class MutationInputs(DataModel):
-    """What the mutation program sees."""
-
-    program_description: str = Field(description="What the whole program does")
-    variable_name: str = Field(description="The name of the variable to improve")
-    guidance: str = Field(description="Task-specific guidance from the user (may be empty)")
-    current_variable: JsonDict = Field(description="The variable to improve")
-    best_predictions: list[ScoredPrediction] = Field(
-        description="Recent predictions with the highest rewards: keep them working"
-    )
-    worst_predictions: list[ScoredPrediction] = Field(
-        description="Recent predictions with the lowest rewards: fix what makes them fail"
-    )
-
-
-class CrossoverInputs(MutationInputs):
-    """What the crossover program sees: two good versions of the variable."""
-
-    other_variable: JsonDict = Field(description="Another well-scored version of the variable")
-
-
-_CONTEXT = (
-    "You are part of an optimizer that improves the JSON variables of a language-model "
-    "program. A variable is what a module of the program reads: its instructions, a plan, "
-    "rules, code or any other JSON. You see what the program is for, the variable, and "
-    "recent predictions of the module with their rewards (and the expected output when "
-    "it is known)."
-)
-
-
-def mutation_instructions(keys: Sequence[str]) -> str:
-    """The system prompt of the mutation program."""
-    return (
-        f"{_CONTEXT}\n\n"
-        "Write an improved version of `current_variable`.\n"
-        "- Work out what the `worst_predictions` get wrong and change the variable to fix "
-        "it; keep what makes the `best_predictions` succeed.\n"
-        "- Change one aspect at a time and say why in your thinking.\n"
-        "- Stay general: the variable must work for every input of the task, not only the "
-        "ones shown. Keep any general information it already holds.\n"
-        "- Keep it about as long as it is: reword or merge rather than pile up rules.\n"
-        "- Follow `guidance` when it is given.\n"
-        f"- Answer with every one of these keys: {json.dumps(list(keys))}."
-    )
-
-
-def crossover_instructions(keys: Sequence[str]) -> str:
-    """The system prompt of the crossover program."""
-    return (
-        f"{_CONTEXT}\n\n"
-        "Merge `current_variable` and `other_variable`, two well-scored versions of the same "
-        "variable, into one better version.\n"
-        "- Take from each what makes it work; use the `worst_predictions` to decide what the "
-        "merge must fix and the `best_predictions` to see what it must keep.\n"
-        "- Merge overlapping rules into one instead of concatenating them; the result must "
-        "not be longer than the longer of the two.\n"
-        "- Stay general: the variable must work for every input of the task.\n"
-        "- Follow `guidance` when it is given.\n"
-        f"- Answer with every one of these keys: {json.dumps(list(keys))}."
-    )
 
 
 class OMEGA(RandomFewShot):
@@ -258,8 +195,6 @@ class OMEGA(RandomFewShot):
         seed: int | None = None,
         name: str | None = None,
     ) -> None:
-        from optimizer_core.language_models import EmbeddingModel, LanguageModel
-
         if language_model is None:
             raise ValueError(
                 "`language_model` is required: OMEGA's mutations and crossovers are "
@@ -337,7 +272,7 @@ class OMEGA(RandomFewShot):
         self.operations: dict[str, int] = {"mutation": 0, "crossover": 0, "failed": 0}
         self.last_competition: dict[str, list[JsonDict]] = {}
         self._embeddings: dict[str, list[float]] = {}
-        self._programs: dict[str, Any] = {}
+        self._programs: dict[str, ChainOfThought] = {}
 
     # Selection ------------------------------------------------------------------------------
 
@@ -448,9 +383,7 @@ class OMEGA(RandomFewShot):
         full_model: type[DataModel],
         written: list[str],
     ) -> JsonDict | None:
-        from optimizer_core.modules.module import TRACE
-
-        program = await self._program_for(operation, full_model, written)
+        program = self._program_for(operation, full_model, written)
         best, worst = shown_predictions(variable)
         fields: JsonDict = {
             "program_description": str(getattr(self.program, "description", None) or ""),
@@ -489,37 +422,26 @@ class OMEGA(RandomFewShot):
             {"variable": variable.name, "operation": operation, "step": step, "reason": reason},
         )
 
-    async def _program_for(
+    def _program_for(
         self, operation: str, full_model: type[DataModel], written: list[str]
-    ) -> Any:
-        """The mutation or crossover program for a variable schema, built once."""
-        from optimizer_core.modules import ChainOfThought, Input
-        from optimizer_core.programs import Program
+    ) -> ChainOfThought:
+        """The mutation or crossover module for a variable schema, built once.
 
+        A ChainOfThought called on `MutationInputs` / `CrossoverInputs` directly:
+        a Program around one module would make the same call.
+        """
         whole = written == list(full_model.model_fields)
         output_model = full_model if whole else submodel(full_model, written)
         key = operation + json.dumps(output_model.model_json_schema(), sort_keys=True)
         if key in self._programs:
             return self._programs[key]
         crossover = operation == "crossover"
-        tag = f"omega_{operation}_{len(self._programs)}"
-        inputs = Input(
-            data_model=CrossoverInputs if crossover else MutationInputs, name=f"{tag}_inputs"
-        )
-        outputs = await ChainOfThought(
+        program = ChainOfThought(
             data_model=output_model,
             language_model=self.language_model,
             instructions=(crossover_instructions if crossover else mutation_instructions)(written),
             temperature=self.crossover_temperature if crossover else self.mutation_temperature,
-            name=tag,
-        )(inputs)
-        program = Program(
-            inputs=inputs,
-            outputs=outputs,
-            name=f"{tag}_program",
-            description="Merge two versions of a variable"
-            if crossover
-            else "Improve a variable of a program",
+            name=f"omega_{operation}_{len(self._programs)}",
         )
         self._programs[key] = program
         return program
@@ -637,8 +559,6 @@ class OMEGA(RandomFewShot):
         self.last_competition = json.loads(json.dumps(state.get("last_competition") or {}))
 
     def get_config(self) -> JsonDict:
-        from optimizer_core.saving.object_registry import serialize_object
-
         distance: JsonDict | None = None
         if self.distance_function is not None:
             try:
@@ -664,9 +584,6 @@ class OMEGA(RandomFewShot):
 
     @classmethod
     def from_config(cls, config: JsonDict) -> OMEGA:
-        from optimizer_core import language_models
-        from optimizer_core.saving.object_registry import FUNCTION, deserialize_object
-
         config = dict(config)
         for key in ("language_model", "embedding_model"):
             if isinstance(config.get(key), dict):
