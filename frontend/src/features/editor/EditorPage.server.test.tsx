@@ -89,6 +89,27 @@ describe('EditorPage with the API', () => {
     ]);
   });
 
+  it('sends the optional version message typed beside Save, then clears it', async () => {
+    const user = userEvent.setup();
+    const calls = mockFetch({
+      'POST /api/programs/': [201, { id: 5, name: 'my_program', latest_version: 1 }],
+      'POST /api/programs/5/versions/': [201, { id: 11, number: 2 }],
+      'GET /api/programs/5/versions/': [200, { count: 0, results: [] }],
+    });
+    renderAt('/editor');
+    const message = screen.getByRole('textbox', { name: 'Version message' });
+    await user.type(message, '  first draft ');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.getByLabelText('path')).toHaveTextContent('/editor/5'));
+    expect(calls.find((c) => c.method === 'POST')!.body).toMatchObject({ message: 'first draft' });
+    expect(message).toHaveValue('');
+    // Enter in the field saves too; no message is fine.
+    await user.type(message, 'shorter answers{Enter}');
+    await waitFor(() => expect(screen.getByText('v2')).toBeInTheDocument());
+    const version = calls.find((c) => c.url === '/api/programs/5/versions/' && c.method === 'POST');
+    expect(version!.body).toMatchObject({ message: 'shorter answers' });
+  });
+
   it('opens a program version with its layout from the route', async () => {
     const { document: doc, layout } = await import('./model/graph').then(({ graphToDocument }) =>
       graphToDocument({ ...starterGraph() }),

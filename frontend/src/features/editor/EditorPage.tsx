@@ -27,6 +27,7 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
   useKeyboardShortcuts(commands);
   const server = useProgramServer();
   const [saving, setSaving] = useState(false);
+  const [message, setMessage] = useState('');
   const [history, setHistory] = useState(false);
   const [trying, setTrying] = useState(false);
   const { programId, version } = useServerProgram();
@@ -74,7 +75,7 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
   const save = async () => {
     setSaving(true);
     try {
-      await server.save();
+      if (await server.save(message.trim())) setMessage('');
     } finally {
       setSaving(false);
     }
@@ -103,6 +104,8 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
         }}
         onOpenModels={() => setDesigner(firstModel)}
         onSave={() => void save()}
+        message={message}
+        onMessageChange={setMessage}
         onHistory={() => setHistory(true)}
         onTry={() => setTrying((open) => !open)}
         trying={trying}

@@ -9,6 +9,8 @@ export function Toolbar({
   commands,
   onOpenModels,
   onSave,
+  message = '',
+  onMessageChange,
   onHistory,
   onTry,
   trying = false,
@@ -19,6 +21,9 @@ export function Toolbar({
   onOpenModels: () => void;
   /** Save on the server as a new version (absent: the page has no server). */
   onSave?: () => void;
+  /** The optional message of the next saved version (shown in the history). */
+  message?: string;
+  onMessageChange?: (message: string) => void;
   onHistory?: () => void;
   /** Open or close the "Try it" panel (absent: the page has no server). */
   onTry?: () => void;
@@ -41,6 +46,22 @@ export function Toolbar({
       </span>
       {version !== null && <span className="badge">v{version}</span>}
       <span className={styles.divider} />
+      {onSave && onMessageChange && (
+        <input
+          className={`input ${styles.versionMessage}`}
+          aria-label="Version message"
+          placeholder="What changed? (optional)"
+          maxLength={500}
+          value={message}
+          onChange={(e) => onMessageChange(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && !saving && hasNodes) {
+              e.preventDefault();
+              onSave();
+            }
+          }}
+        />
+      )}
       {onSave && (
         <button
           type="button"

@@ -29,6 +29,8 @@ export function VersionHistory({
   const fromNumber = from ?? list[1]?.number ?? null;
   const toNumber = to ?? newest;
   const diff = useDiff(programId, fromNumber, toNumber);
+  const messageOf = (number: number | null) =>
+    list.find((v) => v.number === number)?.message || 'no message';
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const node = dialog.current;
@@ -101,6 +103,12 @@ export function VersionHistory({
           <h3>
             v{fromNumber} → v{toNumber}
           </h3>
+          <dl className={styles.diffMessages}>
+            <dt>v{fromNumber}</dt>
+            <dd>{messageOf(fromNumber)}</dd>
+            <dt>v{toNumber}</dt>
+            <dd>{messageOf(toNumber)}</dd>
+          </dl>
           {diff.isError && <p className="alert">{diff.error.message}</p>}
           {diff.data && (
             <>
