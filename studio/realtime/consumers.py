@@ -1,20 +1,24 @@
-"""The websocket of a run: its stored events after the client's last seq, then live ones.
+"""The websocket of an event stream: stored events after the client's last seq, then live ones.
 
-``ws/runs/<id>/?after=<seq>``. The client is signed in by its session cookie or
-an ``Authorization: Token`` handshake header (`studio.realtime.auth`); otherwise
-its first message must be ``{"type": "auth", "token": "<key>"}``, within
-`AUTH_TIMEOUT_S`, and nothing is sent before it. The consumer checks that the
-user owns the run before it joins the run's group (close code 4403 when nobody
-is signed in or the token is wrong, 4404 when the run does not exist or belongs
-to someone else: another user's run is not revealed, as in the REST API). It
-then joins the group, replays the stored events with ``seq > after``, and
-streams live ones. Every event is sent once and in ``seq`` order: a live message
-already covered by the replay is dropped, and one that skips ahead (a message
-the layer lost) first brings the missing rows from the table.
+``ws/runs/<id>/?after=<seq>`` (a run), ``ws/batches/<id>/?after=<seq>`` (a batch
+prediction job): one consumer, `EventStreamConsumer`, serves every stream of
+`studio.realtime.streams`; each route binds it to its stream. The client is
+signed in by its session cookie or an ``Authorization: Token`` handshake header
+(`studio.realtime.auth`); otherwise its first message must be
+``{"type": "auth", "token": "<key>"}``, within `AUTH_TIMEOUT_S`, and nothing is
+sent before it. The consumer checks that the user owns the run (the job) before
+it joins its group (close code 4403 when nobody is signed in or the token is
+wrong, 4404 when it does not exist or belongs to someone else: another user's
+run is not revealed, as in the REST API). It then joins the group, replays the
+stored events with ``seq > after``, and streams live ones. Every event is sent
+once and in ``seq`` order: a live message already covered by the replay is
+dropped, and one that skips ahead (a message the layer lost) first brings the
+missing rows from the table.
 
 Messages sent to the client::
 
     {"type": "event", "run": 7, "seq": 12, "kind": "batch", "payload": {...}, "ts": 1.7e9}
+    {"type": "event", "batch": 3, "seq": 4, "kind": "progress", "payload": {...}, "ts": ...}
     {"type": "replayed", "last_seq": 11}   once, after the stored history
 """
 
@@ -29,8 +33,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from studio.common.jsondepth import loads
+from studio.realtime import streams
 from studio.realtime.auth import user_for_token
-from studio.runs.groups import run_group
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
@@ -39,26 +43,11 @@ AUTH_TIMEOUT_S = 10.0
 """How long a socket without a session may take to send its ``auth`` message."""
 
 
-def _owner_of(run_id: int) -> int | None:
-    from studio.runs.models import Run
+class EventStreamConsumer(AsyncJsonWebsocketConsumer):
+    """Streams one object's events to its owner; a subclass names the `stream`."""
 
-    return Run.objects.filter(pk=run_id).values_list("owner_id", flat=True).first()
-
-
-def _stored_events(run_id: int, after: int, upto: int | None) -> list[dict[str, Any]]:
-    from studio.runs.events import event_message
-    from studio.runs.models import RunEvent
-
-    rows = RunEvent.objects.filter(run_id=run_id, seq__gt=after).order_by("seq")
-    if upto is not None:
-        rows = rows.filter(seq__lte=upto)
-    return [event_message(row) for row in rows[:REPLAY_PAGE]]
-
-
-class RunEventsConsumer(AsyncJsonWebsocketConsumer):
-    """Streams one run's events to its owner."""
-
-    run_id: int
+    stream: streams.EventStream
+    object_id: int
     group: str | None = None
     last_seq: int = 0
     awaiting_auth: bool = False
@@ -68,7 +57,7 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         # Accept first so that the close code reaches the client (a refused
         # handshake only shows as HTTP 403).
         await self.accept()
-        self.run_id = int(self.scope["url_route"]["kwargs"]["run_id"])
+        self.object_id = int(self.scope["url_route"]["kwargs"]["pk"])
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             await self.start(user)
@@ -107,8 +96,8 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         await self.start(user)
 
     async def start(self, user: Any) -> None:
-        """Check ownership, join the run's group, replay, then stream."""
-        owner_id = await database_sync_to_async(_owner_of)(self.run_id)
+        """Check ownership, join the object's group, replay, then stream."""
+        owner_id = await database_sync_to_async(self.stream.owner_of)(self.object_id)
         if owner_id is None or owner_id != user.pk:
             await self.close(code=CLOSE_NOT_FOUND)
             return
@@ -117,7 +106,7 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             self.last_seq = min(max(0, int(query.get("after", ["0"])[0])), 2**63 - 1)
         except ValueError:
             self.last_seq = 0
-        self.group = run_group(self.run_id)
+        self.group = self.stream.group(self.object_id)
         # Join before replaying: an event stored meanwhile is in both, and de-duplicated.
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.catch_up()
@@ -133,7 +122,9 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
     async def catch_up(self, upto: int | None = None) -> None:
         """Send the stored events after `last_seq` (up to ``upto``), in pages."""
         while True:
-            page = await database_sync_to_async(_stored_events)(self.run_id, self.last_seq, upto)
+            page = await database_sync_to_async(self.stream.stored)(
+                self.object_id, self.last_seq, upto=upto, limit=REPLAY_PAGE
+            )
             for message in page:
                 await self.send_event(message)
             if len(page) < REPLAY_PAGE:
@@ -143,7 +134,7 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(
             {
                 "type": "event",
-                "run": message["run"],
+                self.stream.key: message[self.stream.key],
                 "seq": message["seq"],
                 "kind": message["kind"],
                 "payload": message["payload"],
@@ -152,8 +143,8 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
         )
         self.last_seq = message["seq"]
 
-    async def run_event(self, message: dict[str, Any]) -> None:
-        """A live event from the channel layer (type ``run.event``)."""
+    async def stream_event(self, message: dict[str, Any]) -> None:
+        """A live event from the channel layer (type ``<key>.event``)."""
         seq = int(message["seq"])
         if seq <= self.last_seq:
             return  # already sent by the replay or an earlier catch-up
@@ -162,3 +153,17 @@ class RunEventsConsumer(AsyncJsonWebsocketConsumer):
             await self.catch_up(upto=seq)
             return
         await self.send_event(message)
+
+
+class RunEventsConsumer(EventStreamConsumer):
+    """A run's events (``ws/runs/<id>/``)."""
+
+    stream = streams.RUNS
+    run_event = EventStreamConsumer.stream_event  # channel-layer messages of type "run.event"
+
+
+class BatchEventsConsumer(EventStreamConsumer):
+    """A batch prediction job's events (``ws/batches/<id>/``)."""
+
+    stream = streams.BATCHES
+    batch_event = EventStreamConsumer.stream_event  # type "batch.event"

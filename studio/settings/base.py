@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "studio.providers",
     "studio.runs",
     "studio.realtime",
+    "studio.deployments",
 ]
 
 MIDDLEWARE = [
@@ -143,6 +144,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Two models have a `state`: each keeps a stable name in the generated client.
+    "ENUM_NAME_OVERRIDES": {
+        "StateEnum": "studio.runs.models.Run.State",
+        "BatchStateEnum": "studio.deployments.models.BatchJob.State",
+    },
 }
 
 # Accounts. Sign-up (POST /api/auth/signup/) is closed unless a deployment opens it (the
@@ -185,7 +191,11 @@ CELERY_TASK_QUEUES = (
     Queue("short", routing_key="short"),
     Queue("training", routing_key="training"),
 )
-CELERY_TASK_ROUTES = {"runs.run_training": {"queue": "training"}}
+# A batch prediction (deployments.run_batch) may run as long as training: same queue.
+CELERY_TASK_ROUTES = {
+    "runs.run_training": {"queue": "training"},
+    "deployments.run_batch": {"queue": "training"},
+}
 # Runs whose worker died (no heartbeat for STUDIO_RUN_STALE_AFTER_S) are re-queued and
 # resume from their last checkpoint; workers also sweep once when they start.
 CELERY_BEAT_SCHEDULE = {

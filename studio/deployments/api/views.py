@@ -1,0 +1,329 @@
+"""HTTP layer of deployments: thin views over `studio.deployments.services` and `.batch`.
+
+Deployments are addressed by name (``/api/deployments/<name>/``), unique per
+owner: another user's deployment is simply not found (404). Scripts send their
+API token (``Authorization: Token <key>``); the browser its session. Every 400
+of a request with a body answers ``{"errors": [{path, message}]}``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import StreamingHttpResponse
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
+from rest_framework import mixins, renderers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.generics import get_object_or_404
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from studio.common.errors import FieldErrorsSerializer
+from studio.deployments import batch, services
+from studio.deployments.api.serializers import (
+    BatchCreateSerializer,
+    BatchJobSerializer,
+    DeploymentCreateSerializer,
+    DeploymentSerializer,
+    DeploymentTargetSerializer,
+    PredictRequestSerializer,
+    PredictResultSerializer,
+    SwitchSerializer,
+    UsageSerializer,
+)
+from studio.deployments.models import BatchJob, Deployment, DeploymentUsage
+
+NAME_PATTERN = r"[-a-zA-Z0-9_]+"
+HISTORY_MAX = 200
+USAGE_DAYS = 90
+
+_INVALID = OpenApiResponse(FieldErrorsSerializer, description="the request is not valid")
+_CONFLICT = OpenApiResponse(description="no provider to call, or nothing to roll back to")
+
+
+class _DownloadRenderer(renderers.BaseRenderer):
+    """Lets content negotiation accept a download's media type (errors render as JSON text)."""
+
+    charset = "utf-8"
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: dict[str, Any] | None = None,
+    ) -> bytes:
+        return renderers.JSONRenderer().render(data)
+
+
+class CSVRenderer(_DownloadRenderer):
+    media_type = "text/csv"
+    format = "csv"
+
+
+class JSONLinesRenderer(_DownloadRenderer):
+    media_type = "application/x-ndjson"
+    format = "jsonl"
+
+
+@extend_schema_view(
+    list=extend_schema(operation_id="deployments_list"),
+    retrieve=extend_schema(operation_id="deployments_retrieve"),
+    destroy=extend_schema(operation_id="deployments_destroy", responses={204: None}),
+)
+class DeploymentViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    """The signed-in user's deployments: deploy, predict, switch, roll back, usage."""
+
+    serializer_class = DeploymentSerializer
+    lookup_field = "name"
+    lookup_value_regex = NAME_PATTERN
+    filter_backends: list[Any] = []
+    field_errors_actions = ("create", "predict", "switch", "rollback")
+
+    def get_queryset(self) -> QuerySet[Deployment]:
+        if getattr(self, "swagger_fake_view", False):  # schema generation
+            return Deployment.objects.none()
+        return (
+            Deployment.objects.filter(owner=self.request.user)
+            .select_related(
+                "target__run",
+                "target__program_version__program",
+                "previous__run",
+                "previous__program_version__program",
+            )
+            .prefetch_related("usage")
+        )
+
+    def _detail(self, deployment: Deployment, code: int = status.HTTP_200_OK) -> Response:
+        fresh = self.get_queryset().get(pk=deployment.pk)
+        return Response(self.get_serializer(fresh).data, status=code)
+
+    @extend_schema(
+        operation_id="deployments_create",
+        request=DeploymentCreateSerializer,
+        responses={201: DeploymentSerializer, 400: _INVALID},
+    )
+    def create(self, request: Request) -> Response:
+        body = DeploymentCreateSerializer(data=request.data, context={"request": request})
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        deployment = services.deploy(
+            owner=request.user,
+            name=data["name"],
+            run=data.get("run"),
+            program_version=data.get("program_version"),
+        )
+        return self._detail(deployment, status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance: Deployment) -> None:
+        services.delete_deployment(instance)
+
+    @extend_schema(
+        operation_id="deployments_predict",
+        request=PredictRequestSerializer,
+        responses={
+            200: PredictResultSerializer,
+            400: _INVALID,
+            409: _CONFLICT,
+            502: OpenApiResponse(description="the provider failed the prediction"),
+        },
+    )
+    @action(detail=True, methods=["post"])
+    def predict(self, request: Request, name: str | None = None) -> Response:
+        deployment = self.get_object()
+        body = PredictRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        single = "input" in data
+        result = services.predict(
+            deployment,
+            values=[data["input"]] if single else data["inputs"],
+            path="input" if single else "inputs",
+        )
+        target, predictions = result["target"], result["predictions"]
+        answer: dict[str, Any] = {
+            "target": target.pk,
+            "run": target.run_id,
+            "program_version": target.program_version_id,
+            "latency_s": result["latency_s"],
+            "usage": result["usage"],
+        }
+        if single:
+            answer["output"] = predictions[0].output
+        else:
+            answer["outputs"] = [p.output for p in predictions]
+            answer["errors"] = [
+                {"path": f"inputs[{i}]", "message": p.error}
+                for i, p in enumerate(predictions)
+                if p.error
+            ]
+        return Response(PredictResultSerializer(answer).data)
+
+    @extend_schema(
+        operation_id="deployments_switch",
+        request=SwitchSerializer,
+        responses={200: DeploymentSerializer, 400: _INVALID},
+    )
+    @action(detail=True, methods=["post"])
+    def switch(self, request: Request, name: str | None = None) -> Response:
+        deployment = self.get_object()
+        body = SwitchSerializer(data=request.data, context={"request": request})
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        services.switch(
+            deployment, run=data.get("run"), program_version=data.get("program_version")
+        )
+        return self._detail(deployment)
+
+    @extend_schema(
+        operation_id="deployments_rollback",
+        request=None,
+        responses={200: DeploymentSerializer, 409: _CONFLICT},
+    )
+    @action(detail=True, methods=["post"])
+    def rollback(self, request: Request, name: str | None = None) -> Response:
+        deployment = self.get_object()
+        services.rollback(deployment)
+        return self._detail(deployment)
+
+    @extend_schema(
+        operation_id="deployments_history",
+        responses={200: DeploymentTargetSerializer(many=True)},
+    )
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def history(self, request: Request, name: str | None = None) -> Response:
+        deployment = self.get_object()
+        targets = deployment.targets.select_related("run", "program_version__program")
+        return Response(DeploymentTargetSerializer(targets[:HISTORY_MAX], many=True).data)
+
+    @extend_schema(operation_id="deployments_usage", responses={200: UsageSerializer})
+    @action(detail=True, methods=["get"], pagination_class=None)
+    def usage(self, request: Request, name: str | None = None) -> Response:
+        deployment = self.get_object()
+        rows = list(deployment.usage.all())
+        since = timezone.localdate() - timedelta(days=USAGE_DAYS)
+        by_source = {
+            source: services.usage_totals(r for r in rows if r.source == source)
+            for source in DeploymentUsage.Source.values
+        }
+        return Response(
+            UsageSerializer(
+                {
+                    "totals": services.usage_totals(rows),
+                    **by_source,
+                    "days": [row for row in rows if row.day >= since],
+                }
+            ).data
+        )
+
+
+_DEPLOYMENT_NAME = OpenApiParameter(
+    "deployment_name", OpenApiTypes.STR, OpenApiParameter.PATH, description="the deployment"
+)
+_BATCH_ID = OpenApiParameter("batch_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+
+
+@extend_schema_view(
+    list=extend_schema(operation_id="deployments_batches_list", parameters=[_DEPLOYMENT_NAME]),
+    retrieve=extend_schema(
+        operation_id="deployments_batches_retrieve", parameters=[_DEPLOYMENT_NAME, _BATCH_ID]
+    ),
+)
+class BatchJobViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Batch predictions of one deployment: start, follow, download the results."""
+
+    serializer_class = BatchJobSerializer
+    lookup_url_kwarg = "batch_id"
+    lookup_value_regex = r"[0-9]+"
+    filter_backends: list[Any] = []
+    field_errors_actions = ("create",)
+
+    def deployment(self) -> Deployment:
+        return get_object_or_404(
+            Deployment.objects.filter(owner=self.request.user),
+            name=self.kwargs["deployment_name"],
+        )
+
+    def get_queryset(self) -> QuerySet[BatchJob]:
+        if getattr(self, "swagger_fake_view", False):
+            return BatchJob.objects.none()
+        return BatchJob.objects.filter(
+            owner=self.request.user, deployment__name=self.kwargs["deployment_name"]
+        ).select_related("deployment")
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        self.deployment()  # an unknown deployment is a 404, not an empty list
+        return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="deployments_batches_create",
+        parameters=[_DEPLOYMENT_NAME],
+        request=BatchCreateSerializer,
+        responses={201: BatchJobSerializer, 400: _INVALID},
+    )
+    def create(self, request: Request, deployment_name: str | None = None) -> Response:
+        deployment = self.deployment()
+        body = BatchCreateSerializer(data=request.data, context={"request": request})
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        job = batch.start_batch(deployment, dataset=data["dataset"], split=data["split"])
+        return Response(BatchJobSerializer(job).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="deployments_batches_results_csv",
+        parameters=[_DEPLOYMENT_NAME, _BATCH_ID],
+        responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR)},
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="results/csv",
+        url_name="results-csv",
+        renderer_classes=[renderers.JSONRenderer, CSVRenderer],
+    )
+    def results_csv(self, request: Request, **kwargs: Any) -> StreamingHttpResponse:
+        job = self.get_object()
+        response = StreamingHttpResponse(
+            batch.csv_rows(job), content_type="text/csv; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{_filename(job)}.csv"'
+        return response
+
+    @extend_schema(
+        operation_id="deployments_batches_results_jsonl",
+        parameters=[_DEPLOYMENT_NAME, _BATCH_ID],
+        responses={(200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR)},
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="results/jsonl",
+        url_name="results-jsonl",
+        renderer_classes=[renderers.JSONRenderer, JSONLinesRenderer],
+    )
+    def results_jsonl(self, request: Request, **kwargs: Any) -> StreamingHttpResponse:
+        job = self.get_object()
+        response = StreamingHttpResponse(batch.iter_lines(job), content_type="application/x-ndjson")
+        response["Content-Disposition"] = f'attachment; filename="{_filename(job)}.jsonl"'
+        return response
+
+
+def _filename(job: BatchJob) -> str:
+    return f"{job.deployment.name}-batch-{job.pk}"

@@ -1,0 +1,158 @@
+"""Deployments: a trained program served under a stable name, its targets, usage, batch jobs.
+
+A `Deployment` points at one `DeploymentTarget` (a succeeded run's trained
+document, or a saved program version) and remembers the one before it, so a
+switch and a rollback are each one row update. Targets are never edited: each
+deploy, switch and rollback appends one, which makes the history. Usage is
+counted per deployment, day and source (API calls or batch jobs). A `BatchJob`
+predicts a dataset in the background; its progress is a `BatchEvent` log, the
+same shape as a run's `RunEvent` (see `studio.deployments.events`).
+"""
+
+from django.conf import settings
+from django.db import models
+
+NAME_MAX_LENGTH = 50
+
+
+class Deployment(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="deployments"
+    )
+    name = models.SlugField(max_length=NAME_MAX_LENGTH, help_text="unique per owner; in the URL")
+    # Both pointers change in one UPDATE (switch, rollback); null only while being created.
+    target = models.ForeignKey(
+        "DeploymentTarget", on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    previous = models.ForeignKey(
+        "DeploymentTarget", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="deployment_name_per_owner")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class DeploymentTarget(models.Model):
+    """What a deployment served from a moment on: a run's trained program, or a version."""
+
+    class Reason(models.TextChoices):
+        DEPLOY = "deploy"
+        SWITCH = "switch"
+        ROLLBACK = "rollback"
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="targets")
+    run = models.ForeignKey(
+        "runs.Run", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    program_version = models.ForeignKey(
+        "programs.ProgramVersion", on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.CharField(max_length=10, choices=Reason.choices)
+    input_schemas = models.JSONField(
+        default=list, help_text="[{name, schema}]: the program's Input DataModels"
+    )
+    single_input = models.BooleanField(
+        default=True, help_text="one input object per prediction (else a list, one per input)"
+    )
+    output_schemas = models.JSONField(
+        default=list, help_text="[{name, schema}]: the program's output DataModels"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    @property
+    def document(self) -> dict:
+        """The program served: the run's trained document, else the version's (both immutable)."""
+        if self.run_id is not None:
+            return self.run.trained_document
+        return self.program_version.document
+
+
+class DeploymentUsage(models.Model):
+    """What a deployment's predictions cost on one day, from one source."""
+
+    class Source(models.TextChoices):
+        API = "api"
+        BATCH = "batch"
+
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="usage")
+    day = models.DateField()
+    source = models.CharField(max_length=5, choices=Source.choices)
+    requests = models.PositiveBigIntegerField(default=0, help_text="HTTP calls / batch chunks")
+    predictions = models.PositiveBigIntegerField(default=0)
+    failures = models.PositiveBigIntegerField(default=0, help_text="predictions without output")
+    lm_calls = models.PositiveBigIntegerField(default=0)
+    prompt_tokens = models.PositiveBigIntegerField(default=0)
+    completion_tokens = models.PositiveBigIntegerField(default=0)
+    cost = models.FloatField(default=0.0, help_text="US dollars, as litellm prices the model")
+    latency_s = models.FloatField(default=0.0, help_text="seconds, summed over predictions")
+
+    class Meta:
+        ordering = ["-day", "source"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["deployment", "day", "source"], name="deployment_usage_per_day"
+            )
+        ]
+
+
+class BatchJob(models.Model):
+    """A deployment's program run over a dataset split in the background."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="batch_jobs"
+    )
+    deployment = models.ForeignKey(Deployment, on_delete=models.CASCADE, related_name="batches")
+    # The target at launch: a switch while the job runs does not mix two programs.
+    target = models.ForeignKey(DeploymentTarget, on_delete=models.CASCADE, related_name="+")
+    dataset = models.ForeignKey(
+        "datasets.Dataset", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    dataset_name = models.CharField(max_length=200, blank=True, default="")
+    split = models.CharField(max_length=5, default="all")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    error = models.TextField(blank=True, default="")
+    total = models.PositiveIntegerField(default=0)
+    processed = models.PositiveIntegerField(default=0)
+    failures = models.PositiveIntegerField(default=0)
+    columns = models.JSONField(default=list, blank=True, help_text="the CSV download's header")
+    results = models.FileField(upload_to="batches/", blank=True, help_text="JSON Lines")
+    usage = models.JSONField(default=dict, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class BatchEvent(models.Model):
+    job = models.ForeignKey(BatchJob, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=40)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["job", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "seq"], name="event_seq_per_batch_job")
+        ]

@@ -1,0 +1,387 @@
+"""Deployment operations: deploy, switch, rollback, predict, and the usage they cost.
+
+A deployment serves one target at a time: a succeeded run's trained document,
+or a saved program version. The program is rebuilt from that document through
+`studio.programs.documents.load_program` (the studio's one loader, safe mode)
+and pointed at the owner's provider with `Program.set_language_model`: the
+run's provider for a run, the owner's default language provider for a version.
+
+Inputs are checked against the program's input DataModels before any model is
+called, and every problem answers with its field path (``input.query``,
+``inputs[2].query``). Each prediction request records its cost (LM calls,
+tokens, cost, latency, from the engine's `Usage` accounting) in the
+deployment's `DeploymentUsage` row of the day.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from typing import Any
+
+import pydantic
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from studio.common.exceptions import FieldError
+from studio.deployments.exceptions import (
+    DeploymentError,
+    InputInvalid,
+    NotServable,
+    PredictionFailed,
+)
+from studio.deployments.models import Deployment, DeploymentTarget, DeploymentUsage
+from studio.programs.documents import DocumentInvalid, load_program
+from studio.programs.models import ProgramVersion
+from studio.providers.redaction import redact
+from studio.runs.models import Run
+
+JsonDict = dict[str, Any]
+Reason = DeploymentTarget.Reason
+
+MAX_INPUTS = 100
+"""Inputs one prediction request may carry; larger sets go through a batch job."""
+
+_USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "cost")
+
+
+# Targets -------------------------------------------------------------------------------------
+
+
+def _target_fields(*, run: Run | None, program_version: ProgramVersion | None) -> JsonDict:
+    """What a target row holds for a run or a version, once its program rebuilds."""
+    if (run is None) == (program_version is None):
+        raise DeploymentError("give either `run` or `program_version`, not both or neither")
+    if run is not None:
+        if run.state != Run.State.SUCCEEDED or not run.trained_document:
+            raise DeploymentError(
+                f"run {run.pk} is {run.state}: only a succeeded run has a trained program",
+                path="run",
+            )
+        document, version, path = run.trained_document, run.program_version, "run"
+    else:
+        assert program_version is not None
+        document, version, path = program_version.document, program_version, "program_version"
+    try:
+        program = load_program(document)
+    except DocumentInvalid as error:
+        raise DeploymentError(
+            [
+                FieldError(path, f"the program does not load: {e.path}: {e.message}")
+                for e in error.errors
+            ]
+        ) from None
+    config = program.get_config()
+    return {
+        "run": run,
+        "program_version": version,
+        "single_input": bool(config.get("single_input", True)),
+        "input_schemas": [
+            {"name": name, "schema": symbol.data_model.get_schema()}
+            for name, symbol in zip(config["inputs"], program.inputs, strict=True)
+        ],
+        "output_schemas": [
+            {"name": name, "schema": symbol.data_model.get_schema()}
+            for name, symbol in zip(config["outputs"], program.outputs, strict=True)
+        ],
+    }
+
+
+def deploy(
+    *,
+    owner: Any,
+    name: str,
+    run: Run | None = None,
+    program_version: ProgramVersion | None = None,
+) -> Deployment:
+    """Serve a run's trained program (or a version's) under ``name``.
+
+    Raises:
+        DeploymentError: the name is taken, the run has no trained program, or
+            the document does not load.
+    """
+    fields = _target_fields(run=run, program_version=program_version)
+    taken = DeploymentError(f"you already have a deployment named {name!r}", path="name")
+    if Deployment.objects.filter(owner=owner, name=name).exists():
+        raise taken
+    try:
+        with transaction.atomic():
+            deployment = Deployment.objects.create(owner=owner, name=name)
+            target = DeploymentTarget.objects.create(
+                deployment=deployment, reason=Reason.DEPLOY, **fields
+            )
+            deployment.target = target
+            deployment.save(update_fields=["target", "updated_at"])
+    except IntegrityError:  # the same name, created in between
+        raise taken from None
+    return deployment
+
+
+def _move(deployment: Deployment, fields: JsonDict, reason: str) -> Deployment:
+    """Make a new target current and the current one previous, in one row update."""
+    with transaction.atomic():
+        locked = Deployment.objects.select_for_update().get(pk=deployment.pk)
+        target = DeploymentTarget.objects.create(deployment=locked, reason=reason, **fields)
+        Deployment.objects.filter(pk=locked.pk).update(
+            target=target, previous_id=locked.target_id, updated_at=timezone.now()
+        )
+    deployment.refresh_from_db()
+    return deployment
+
+
+def switch(
+    deployment: Deployment,
+    *,
+    run: Run | None = None,
+    program_version: ProgramVersion | None = None,
+) -> Deployment:
+    """Serve another run's program (or a version) from now on; the current one is kept
+    as the previous target for `rollback`. Callers see the old program or the new one,
+    never a mix: both pointers change in one update.
+
+    Raises:
+        DeploymentError: as for `deploy`; the deployment is then unchanged.
+    """
+    return _move(
+        deployment, _target_fields(run=run, program_version=program_version), Reason.SWITCH
+    )
+
+
+def rollback(deployment: Deployment) -> Deployment:
+    """Serve the previous target again (the current one becomes previous: a second
+    rollback undoes the first).
+
+    Raises:
+        NotServable: the deployment was never switched.
+    """
+    previous = deployment.previous
+    if previous is None:
+        raise NotServable("nothing to roll back to: this deployment was never switched")
+    fields = {
+        "run": previous.run,
+        "program_version": previous.program_version,
+        "single_input": previous.single_input,
+        "input_schemas": previous.input_schemas,
+        "output_schemas": previous.output_schemas,
+    }
+    return _move(deployment, fields, Reason.ROLLBACK)
+
+
+def delete_deployment(deployment: Deployment) -> None:
+    """Delete a deployment, its history, usage and batch jobs (their result files too)."""
+    files = [job.results for job in deployment.batches.all() if job.results]
+    with transaction.atomic():
+        deployment.delete()
+    for file in files:
+        file.storage.delete(file.name)
+
+
+# The program and its provider ----------------------------------------------------------------
+
+
+def language_model_for(deployment: Deployment, target: DeploymentTarget) -> Any:
+    """The model a target's program calls: its run's provider, else the owner's default.
+
+    Raises:
+        NotServable: there is no provider to call.
+    """
+    from studio.providers.services import build_language_model, default_provider
+
+    if target.run_id is not None:
+        provider = target.run.provider
+        if provider is None:
+            raise NotServable(
+                f"run {target.run_id}'s provider was deleted: switch the deployment to "
+                "another run or to a program version (served with your default provider)"
+            )
+    else:
+        provider = default_provider(deployment.owner)
+        if provider is None:
+            raise NotServable(
+                "a program version is served with your default language provider: "
+                "set one on the providers page"
+            )
+    try:
+        return build_language_model(provider)
+    except Exception as error:  # a key that no longer decrypts, a provider of the wrong kind
+        raise NotServable(
+            f"provider {provider.name!r} cannot be used: {redact(str(error))}"
+        ) from None
+
+
+def build_program(target: DeploymentTarget, language_model: Any) -> Any:
+    """The target's program, every module calling ``language_model``."""
+    program = load_program(target.document)
+    program.set_language_model(language_model)
+    return program
+
+
+# Inputs ---------------------------------------------------------------------------------------
+
+
+def _join(base: str, loc: tuple[Any, ...]) -> str:
+    path = base
+    for part in loc:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def _model_errors(model: type[Any], value: Any, path: str) -> list[FieldError]:
+    try:
+        model.model_validate(value)
+    except pydantic.ValidationError as error:
+        return [FieldError(_join(path, tuple(e["loc"])), e["msg"]) for e in error.errors()]
+    return []
+
+
+def input_errors(target: DeploymentTarget, program: Any, value: Any, path: str) -> list[FieldError]:
+    """What is wrong with one prediction input (``[]``: it fits the program).
+
+    A program with one Input takes one object; one with several takes a list, one
+    object per Input, in order.
+    """
+    models = [symbol.data_model for symbol in program.inputs]
+    if target.single_input:
+        return _model_errors(models[0], value, path)
+    if not isinstance(value, list) or len(value) != len(models):
+        return [FieldError(path, f"a list of {len(models)} objects, one per program input")]
+    found: list[FieldError] = []
+    for index, (model, item) in enumerate(zip(models, value, strict=True)):
+        found.extend(_model_errors(model, item, f"{path}[{index}]"))
+    return found
+
+
+# Predictions ----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Prediction:
+    """One input's result: its output JSON, or why there is none; seconds it took."""
+
+    output: Any
+    error: str | None
+    latency_s: float
+
+
+def _output_json(output: Any) -> Any:
+    if output is None:
+        return None
+    if isinstance(output, list):
+        items = [_output_json(item) for item in output]
+        return None if any(item is None for item in items) else items
+    return output.get_json()
+
+
+async def predict_values(program: Any, values: list[Any]) -> list[Prediction]:
+    """Run the program on each value concurrently (the model bounds its requests in flight)."""
+
+    async def one(value: Any) -> Prediction:
+        started = time.perf_counter()
+        trace = await program.trace(value)
+        output = _output_json(trace.output)
+        error = None
+        if output is None:
+            reason = next((step.error for step in trace.steps if step.error), None)
+            error = redact(str(reason)) if reason else "the program gave no output"
+        return Prediction(output=output, error=error, latency_s=time.perf_counter() - started)
+
+    return list(await asyncio.gather(*(one(value) for value in values)))
+
+
+def record_usage(
+    deployment_id: int,
+    *,
+    source: str,
+    usage: JsonDict,
+    predictions: list[Prediction],
+    requests: int = 1,
+) -> None:
+    """Add one request's (or batch chunk's) cost to the deployment's row of the day.
+
+    Args:
+        usage: the LM's `Usage.snapshot()` for what this request spent.
+    """
+    row, _ = DeploymentUsage.objects.get_or_create(
+        deployment_id=deployment_id, day=timezone.localdate(), source=source
+    )
+    DeploymentUsage.objects.filter(pk=row.pk).update(
+        requests=F("requests") + requests,
+        predictions=F("predictions") + len(predictions),
+        failures=F("failures") + sum(p.output is None for p in predictions),
+        lm_calls=F("lm_calls") + int(usage.get("calls", 0)),
+        latency_s=F("latency_s") + sum(p.latency_s for p in predictions),
+        **{key: F(key) + usage.get(key, 0) for key in _USAGE_FIELDS},
+    )
+
+
+def usage_delta(after: JsonDict, before: JsonDict) -> JsonDict:
+    """What a model spent between two `Usage.snapshot()`s."""
+    keys = ("calls", "failures", "prompt_tokens", "completion_tokens", "total_tokens", "cost")
+    return {key: after.get(key, 0) - before.get(key, 0) for key in keys}
+
+
+def predict(deployment: Deployment, *, values: list[Any], path: str) -> JsonDict:
+    """Predict each value with the deployment's current program.
+
+    Args:
+        values: the inputs (one for a single ``input``).
+        path: where the inputs sit in the request (``"input"``, or ``"inputs"`` for a list).
+
+    Returns:
+        ``{"target", "predictions": [Prediction], "usage", "latency_s"}``.
+
+    Raises:
+        InputInvalid: an input does not fit the program (nothing was called).
+        NotServable: there is no provider to call.
+    """
+    target = DeploymentTarget.objects.select_related("run__provider", "program_version").get(
+        pk=deployment.target_id
+    )
+    language_model = language_model_for(deployment, target)
+    program = build_program(target, language_model)
+    problems: list[FieldError] = []
+    for index, value in enumerate(values):
+        where = path if path == "input" else f"{path}[{index}]"
+        problems.extend(input_errors(target, program, value, where))
+    if problems:
+        raise InputInvalid(problems)
+    started = time.perf_counter()
+    predictions = asyncio.run(predict_values(program, values))
+    latency = time.perf_counter() - started
+    usage = usage_delta(language_model.usage.snapshot(), {})
+    record_usage(
+        deployment.pk, source=DeploymentUsage.Source.API, usage=usage, predictions=predictions
+    )
+    if path == "input" and predictions[0].output is None:
+        raise PredictionFailed(predictions[0].error or "the prediction failed")
+    return {"target": target, "predictions": predictions, "usage": usage, "latency_s": latency}
+
+
+# Usage ----------------------------------------------------------------------------------------
+
+_TOTALS = (
+    "requests",
+    "predictions",
+    "failures",
+    "lm_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+    "latency_s",
+)
+
+
+def usage_totals(rows: Any) -> JsonDict:
+    """Sums of usage rows, with tokens and the mean latency per prediction."""
+    totals: JsonDict = {key: 0 for key in _TOTALS}
+    totals["cost"] = totals["latency_s"] = 0.0
+    for row in rows:
+        for key in _TOTALS:
+            totals[key] += getattr(row, key)
+    totals["total_tokens"] = totals["prompt_tokens"] + totals["completion_tokens"]
+    totals["mean_latency_s"] = (
+        totals["latency_s"] / totals["predictions"] if totals["predictions"] else 0.0
+    )
+    return totals
