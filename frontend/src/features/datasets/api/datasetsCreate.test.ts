@@ -45,5 +45,29 @@ describe('uploadDataset', () => {
     });
     expect((form.get('file') as File).name).toBe('caps.csv');
     expect(await (form.get('file') as File).text()).toBe('question,answer\nq,a\n');
+    // The defaults: the server's own split, and a bad row makes the dataset invalid.
+    expect(form.get('test_fraction')).toBe('0.2');
+    expect(form.get('split_seed')).toBe('0');
+    expect(form.get('keep_valid_rows')).toBe('false');
+  });
+
+  it('sends the chosen split and the choice to keep the valid rows', async () => {
+    document.cookie = 'csrftoken=abc; path=/';
+    const file = await nodeFile('caps.csv', 'question,answer\nq,a\n');
+    const calls = mockFetch({ 'POST /api/datasets/': [201, { id: 9, status: 'uploaded' }] });
+    await uploadDataset({
+      file,
+      name: 'caps',
+      inputSchema: {},
+      outputSchema: {},
+      columnMapping: {},
+      testFraction: 0.3,
+      splitSeed: 7,
+      keepValidRows: true,
+    });
+    const form = calls[0]!.body as FormData;
+    expect(form.get('test_fraction')).toBe('0.3');
+    expect(form.get('split_seed')).toBe('7');
+    expect(form.get('keep_valid_rows')).toBe('true');
   });
 });

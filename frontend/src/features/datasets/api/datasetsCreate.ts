@@ -10,7 +10,12 @@ export type Upload = {
   inputSchema: unknown;
   outputSchema: unknown;
   columnMapping: Record<string, string>;
+  /** The share of rows held out as the test split (the server's default: 0.2). */
   testFraction?: number;
+  /** The seed that draws the test rows (default 0). */
+  splitSeed?: number;
+  /** Drop the rows that do not validate instead of leaving the dataset invalid. */
+  keepValidRows?: boolean;
 };
 
 /** Upload a CSV / JSONL / JSON file; the worker then validates it row by row. */
@@ -22,6 +27,8 @@ export async function uploadDataset(upload: Upload): Promise<Dataset> {
   form.append('output_schema', JSON.stringify(upload.outputSchema));
   form.append('column_mapping', JSON.stringify(upload.columnMapping));
   form.append('test_fraction', String(upload.testFraction ?? 0.2));
+  form.append('split_seed', String(upload.splitSeed ?? 0));
+  form.append('keep_valid_rows', upload.keepValidRows ? 'true' : 'false');
   return unwrap(
     await api.POST('/api/datasets/', {
       // The typed body is what the form carries; the serializer sends the FormData.

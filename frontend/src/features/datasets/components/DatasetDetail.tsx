@@ -26,12 +26,24 @@ export function DatasetDetail({ datasetId }: { datasetId: number }) {
         </span>
       </div>
       {!done && <p className="note">The worker is validating every row…</p>}
+      {d.dropped_count > 0 && (
+        <p className="note" data-testid="dataset-dropped">
+          {d.dropped_count} row{d.dropped_count === 1 ? '' : 's'} dropped (line
+          {d.dropped_lines.length === 1 ? '' : 's'} {d.dropped_lines.slice(0, 20).join(', ')}
+          {d.dropped_lines.length > 20 || d.dropped_count > d.dropped_lines.length ? ', …' : ''}):
+          they do not fit the models. Training uses the {d.row_count} others.
+        </p>
+      )}
       {d.errors.length > 0 && (
         <>
           <h3>
             Row errors{d.errors_truncated ? ` (first ${d.errors.length} of ${d.error_count})` : ''}
           </h3>
-          <p className="note">Fix these rows in your file and upload it again.</p>
+          <p className="note">
+            {d.dropped_count > 0
+              ? 'Why these rows were dropped; fix them in your file and upload it again to use them.'
+              : 'Fix these rows in your file and upload it again.'}
+          </p>
           <div className="table-scroll">
             <table className="table" aria-label="Row errors">
               <thead>
@@ -39,6 +51,7 @@ export function DatasetDetail({ datasetId }: { datasetId: number }) {
                   <th className="num">Line</th>
                   <th>Field</th>
                   <th>Message</th>
+                  <th>Row as written</th>
                 </tr>
               </thead>
               <tbody>
@@ -47,6 +60,12 @@ export function DatasetDetail({ datasetId }: { datasetId: number }) {
                     <td className="num">{e.line}</td>
                     <td className="mono">{e.field || '—'}</td>
                     <td>{e.message}</td>
+                    <td
+                      className="mono"
+                      style={{ maxWidth: 320, overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}
+                    >
+                      {e.raw ?? ''}
+                    </td>
                   </tr>
                 ))}
               </tbody>

@@ -3,7 +3,10 @@ import { FormField } from '@/lib/components/FormField';
 import { loadLibrary, type LibraryModel } from '@/lib/datamodel/library';
 import { useUploadDataset } from '../api/datasetsCreate';
 import { defaultMapping, fileColumns, schemaFields } from '../model/columns';
+import { mapRows, readHead } from '../model/uploadPreview';
+import { splitSeedError, testFractionError } from '../model/uploadSettings';
 import { SchemaPicker } from './SchemaPicker';
+import { UploadPreview } from './UploadPreview';
 
 const EXAMPLE_INPUT = {
   additionalProperties: false,
@@ -20,6 +23,8 @@ const EXAMPLE_OUTPUT = {
   type: 'object',
 };
 const ACCEPT = '.csv,.jsonl,.json,text/csv,application/json';
+/** How much of a file the browser reads for its columns and the preview. */
+const HEAD_BYTES = 64 * 1024;
 
 /** Drag-and-drop upload with the input / output models and the column of each field. */
 export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => void }) {
@@ -27,6 +32,10 @@ export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => 
   const models = useMemo<LibraryModel[]>(() => loadLibrary() ?? [], []);
   const [file, setFile] = useState<File | null>(null);
   const [columns, setColumns] = useState<string[]>([]);
+  const [head, setHead] = useState<{ text: string; complete: boolean } | null>(null);
+  const [testFraction, setTestFraction] = useState('0.2');
+  const [splitSeed, setSplitSeed] = useState('0');
+  const [keepValidRows, setKeepValidRows] = useState(false);
   const [name, setName] = useState('');
   const [inputSchema, setInputSchema] = useState<unknown>(models[0]?.schema ?? EXAMPLE_INPUT);
   const [outputSchema, setOutputSchema] = useState<unknown>(
@@ -50,11 +59,33 @@ export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => 
     setFile(picked);
     setOverrides({});
     setName((current) => current || picked.name.replace(/\.(csv|jsonl|json)$/i, ''));
-    const head = await picked.slice(0, 64 * 1024).text();
-    setColumns(fileColumns(picked.name, head));
+    const text = await picked.slice(0, HEAD_BYTES).text();
+    setColumns(fileColumns(picked.name, text));
+    setHead({ text, complete: picked.size <= HEAD_BYTES });
   };
+  const preview = useMemo(
+    () =>
+      file && head
+        ? mapRows(readHead(file.name, head.text, head.complete), {
+            inputSchema,
+            outputSchema,
+            mapping,
+            csv: !/\.(jsonl?|ndjson)$/i.test(file.name),
+          })
+        : null,
+    [file, head, inputSchema, outputSchema, mapping],
+  );
   const unmapped = fields.filter((f) => !mapping[f]);
-  const canUpload = file && name && inputSchema && outputSchema && !upload.isPending;
+  const fractionError = testFractionError(testFraction);
+  const seedError = splitSeedError(splitSeed);
+  const canUpload =
+    file &&
+    name &&
+    inputSchema &&
+    outputSchema &&
+    !fractionError &&
+    !seedError &&
+    !upload.isPending;
 
   return (
     <form
@@ -64,7 +95,16 @@ export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => 
         e.preventDefault();
         if (!file || !inputSchema || !outputSchema) return;
         upload.mutate(
-          { file, name, inputSchema, outputSchema, columnMapping: mapping },
+          {
+            file,
+            name,
+            inputSchema,
+            outputSchema,
+            columnMapping: mapping,
+            testFraction: Number(testFraction),
+            splitSeed: Number(splitSeed),
+            keepValidRows,
+          },
           { onSuccess: (dataset) => onUploaded(dataset.id) },
         );
       }}
@@ -158,6 +198,59 @@ export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => 
           name).
         </p>
       )}
+      {preview && <UploadPreview rows={preview} complete={head?.complete ?? false} />}
+      <div className="grid-2" style={{ marginTop: 8 }}>
+        <FormField
+          label="Test fraction"
+          id="dataset-test-fraction"
+          hint="The share of rows held out to evaluate the program before and after training."
+          error={fractionError}
+        >
+          {(control) => (
+            <input
+              {...control}
+              className="input"
+              type="number"
+              min={0}
+              max={0.99}
+              step={0.05}
+              value={testFraction}
+              onChange={(e) => setTestFraction(e.target.value)}
+            />
+          )}
+        </FormField>
+        <FormField
+          label="Split seed"
+          id="dataset-split-seed"
+          hint="Which rows are held out: the same seed gives the same split."
+          error={seedError}
+        >
+          {(control) => (
+            <input
+              {...control}
+              className="input"
+              type="number"
+              step={1}
+              value={splitSeed}
+              onChange={(e) => setSplitSeed(e.target.value)}
+            />
+          )}
+        </FormField>
+      </div>
+      <label className="form-row" style={{ display: 'flex', gap: 6, alignItems: 'baseline' }}>
+        <input
+          type="checkbox"
+          checked={keepValidRows}
+          onChange={(e) => setKeepValidRows(e.target.checked)}
+        />
+        <span>
+          Keep the valid rows{' '}
+          <span className="note">
+            (rows that do not fit the models are dropped and listed, instead of making the whole
+            dataset unusable)
+          </span>
+        </span>
+      </label>
       {upload.isError && (
         <div className="alert" role="alert">
           {upload.error.message}
