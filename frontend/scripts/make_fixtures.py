@@ -17,6 +17,7 @@ import optimizer_core as s
 SRC = Path(__file__).resolve().parent.parent / "src"
 OUT = SRC / "features" / "editor" / "__fixtures__"
 SCHEMAS_OUT = SRC / "lib" / "datamodel" / "__fixtures__"
+CATALOGUE_OUT = SRC / "features" / "runs" / "__fixtures__"
 
 
 class Query(s.DataModel):
@@ -97,6 +98,11 @@ def main() -> None:
     schemas = {model.__name__: model.model_json_schema() for model in (Query, Answer, Source, Report)}
     SCHEMAS_OUT.mkdir(parents=True, exist_ok=True)
     (SCHEMAS_OUT / "schemas.json").write_text(json.dumps(schemas, indent=2) + "\n")
+    # What GET /api/catalogue/ answers (it reads the engine's registry; no database needed).
+    from studio.runs.catalogue import run_catalogue
+
+    CATALOGUE_OUT.mkdir(parents=True, exist_ok=True)
+    (CATALOGUE_OUT / "catalogue.json").write_text(json.dumps(run_catalogue(), indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,13 @@ import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Catalogue, CatalogueEntry } from '@/lib/api/types';
 import { mockFetch } from '@/test/fetchMock';
+import catalogueJson from './__fixtures__/catalogue.json';
 import NewRunPage from './NewRunPage';
+
+/** What GET /api/catalogue/ answers for the engine's built-ins (see make_fixtures.py). */
+const CATALOGUE = catalogueJson as Catalogue;
 
 const page = <T,>(results: T[]) => ({ count: results.length, next: null, previous: null, results });
 
@@ -52,6 +57,7 @@ const ROUTES: Record<string, [number, unknown]> = {
     ]),
   ],
   'GET /api/providers/catalogue/': [200, []],
+  'GET /api/catalogue/': [200, CATALOGUE],
 };
 
 function renderPage() {
@@ -86,13 +92,14 @@ describe('NewRunPage', () => {
     expect(await screen.findByTestId('estimate-total')).toHaveTextContent('≈');
 
     await user.type(screen.getByLabelText('Run name'), 'first');
+    expect(screen.getByLabelText('Reward')).toHaveDisplayValue('Exact match');
     await user.selectOptions(screen.getByLabelText('Reward'), 'LMAsJudge');
     await user.type(screen.getByLabelText('Criteria'), 'same city');
     await user.click(
       within(screen.getByRole('group', { name: 'in_mask' })).getByLabelText('answer'),
     );
     await user.click(
-      within(screen.getByRole('group', { name: 'Metrics' })).getByLabelText('F1Score'),
+      within(screen.getByRole('group', { name: 'Metrics' })).getByLabelText('F1 score'),
     );
 
     // Each optimizer keeps its own settings while the other is shown.
@@ -197,5 +204,66 @@ describe('NewRunPage', () => {
     });
     expect(calls.some((c) => c.url === '/api/runs/')).toBe(false);
     expect(screen.getByRole('button', { name: 'Add…' })).toBeInTheDocument();
+  });
+
+  it('builds the form for an entry it has never seen from its declared settings', async () => {
+    const user = userEvent.setup();
+    const exactMatch = CATALOGUE.rewards.find((r) => r.name === 'ExactMatch')!;
+    const startsLike: CatalogueEntry = {
+      name: 'Custom>StartsLike',
+      label: 'Starts like',
+      description: '1.0 when the prediction starts like the ground truth.',
+      needs: [],
+      params: [
+        {
+          name: 'prefix_length',
+          label: 'Prefix length',
+          description: 'characters compared',
+          type: 'int',
+          default: 3,
+          nullable: false,
+          required: false,
+          minimum: 1,
+          maximum: null,
+          exclusive_minimum: false,
+          exclusive_maximum: false,
+          choices: null,
+        },
+        ...exactMatch.params,
+      ],
+    };
+    const catalogue = { ...CATALOGUE, rewards: [...CATALOGUE.rewards, startsLike] };
+    const calls = mockFetch({
+      ...ROUTES,
+      'GET /api/catalogue/': [200, catalogue],
+      'POST /api/runs/': [201, { id: 9 }],
+    });
+    renderPage();
+    await screen.findByTestId('estimate-total');
+    await user.selectOptions(screen.getByLabelText('Reward'), 'Starts like');
+    expect(screen.getByText('1.0 when the prediction starts like the ground truth.')).toBeVisible();
+    await user.clear(screen.getByLabelText('Prefix length'));
+    await user.type(screen.getByLabelText('Prefix length'), '0');
+    expect(screen.getByLabelText('Prefix length')).toHaveAccessibleDescription('must be ≥ 1');
+    expect(screen.getByRole('button', { name: 'Start run' })).toBeDisabled();
+    await user.type(screen.getByLabelText('Prefix length'), '5');
+    await user.click(
+      within(screen.getByRole('group', { name: 'in_mask' })).getByLabelText('answer'),
+    );
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    expect(await screen.findByText('run page')).toBeInTheDocument();
+    const posted = calls.find((c) => c.method === 'POST')?.body as {
+      compile_config: Record<string, unknown>;
+    };
+    expect(posted.compile_config.reward).toEqual({
+      name: 'Custom>StartsLike',
+      params: { prefix_length: 5, in_mask: ['answer'] },
+    });
+  });
+
+  it('says so when the catalogue cannot be read', async () => {
+    mockFetch({ ...ROUTES, 'GET /api/catalogue/': [500, { detail: 'boom' }] });
+    renderPage();
+    expect(await screen.findByText(/boom|500/)).toBeInTheDocument();
   });
 });

@@ -6,6 +6,8 @@ import { usePrograms } from '@/lib/api/ops/programsList';
 import { useVersion } from '@/lib/api/ops/programsVersionsRetrieve';
 import { useVersions } from '@/lib/api/ops/programsVersionsList';
 import { useProviders } from '@/lib/api/ops/providersList';
+import type { Catalogue, CatalogueEntry } from '@/lib/api/types';
+import { useCatalogue } from './api/catalogue';
 import { useCreateRun } from './api/runsCreate';
 import { CallEstimate } from './components/setup/CallEstimate';
 import { MetricsChooser } from './components/setup/MetricsChooser';
@@ -16,14 +18,14 @@ import { RewardChooser } from './components/setup/RewardChooser';
 import { RunTargetFields } from './components/setup/RunTargetFields';
 import {
   compileConfig,
-  FIT_PARAMS,
-  optimizerDefaults,
+  entryDefaults,
+  findEntry,
+  metricValues,
   parseParams,
-  RUN_CATALOGUE,
   sectionOf,
   startingFitForm,
-  type OptimizerForm,
-  type RewardChoice,
+  type EntryForm,
+  type FormValues,
 } from './model/runConfig';
 import {
   emptyTarget,
@@ -35,13 +37,27 @@ import {
   type RunTarget,
 } from './model/runSetup';
 
-// What the choosers offer; a server-side catalogue will replace this constant.
-const catalogue = RUN_CATALOGUE;
+/** Until the catalogue arrives the choosers have nothing to offer. */
+const NO_CATALOGUE: Catalogue = { rewards: [], metrics: [], optimizers: [], fit: [] };
 
-/** Run setup (route /runs/new): what to train, on what, how, and how many LM calls it takes. */
+const noErrors = (parsed: { errors: Record<string, string> }) =>
+  Object.keys(parsed.errors).length === 0;
+
+/** The first entry with its defaults: what a chooser starts from. */
+function firstOf(entries: CatalogueEntry[]): EntryForm {
+  return entries[0] ? entryDefaults(entries[0]) : { name: '', values: {} };
+}
+
+/**
+ * Run setup (route /runs/new): what to train, on what, how, and how many LM calls it takes.
+ * The reward, metric and optimizer choosers and the fit settings are built from the
+ * catalogue (GET /api/catalogue/): each entry's declared settings, nothing known by name.
+ */
 export default function NewRunPage() {
   const [params] = useSearchParams();
   const navigate = useNavigate();
+  const catalogueQuery = useCatalogue();
+  const catalogue = catalogueQuery.data ?? NO_CATALOGUE;
   const programs = usePrograms();
   const datasets = useDatasets();
   const providers = useProviders();
@@ -50,17 +66,14 @@ export default function NewRunPage() {
   const [target, setTarget] = useState<RunTarget>(() =>
     emptyTarget(params.get('program') ? Number(params.get('program')) : null),
   );
-  const [reward, setReward] = useState<RewardChoice>(() => ({
-    name: catalogue.rewards[0] ?? '',
-    criteria: '',
-    inMask: [],
-    outMask: [],
-  }));
-  const [metrics, setMetrics] = useState<string[]>([]);
-  const [optimizer, setOptimizer] = useState<OptimizerForm>(() =>
-    optimizerDefaults(catalogue.optimizers[0]!),
-  );
-  const [fitForm, setFitForm] = useState(startingFitForm);
+  // null: not touched yet, the catalogue's first entry (or defaults) applies.
+  const [rewardPick, setReward] = useState<EntryForm | null>(null);
+  const [metrics, setMetrics] = useState<EntryForm[]>([]);
+  const [optimizerPick, setOptimizer] = useState<EntryForm | null>(null);
+  const [fitPick, setFitForm] = useState<FormValues | null>(null);
+  const reward = rewardPick ?? firstOf(catalogue.rewards);
+  const optimizer = optimizerPick ?? firstOf(catalogue.optimizers);
+  const fitForm = fitPick ?? startingFitForm(catalogue.fit);
 
   const versions = useVersions(pickedProgram(target, programs.data ?? []));
   const resolved = resolveTarget(target, {
@@ -73,17 +86,35 @@ export default function NewRunPage() {
   const versionDetail = useVersion(resolved.programId, resolved.versionNumber);
   const shape = programShape(versionDetail.data?.document);
 
-  const optimizerSpecs = catalogue.optimizers.find((o) => o.name === optimizer.name)?.params ?? [];
-  const optimizerParsed = parseParams(optimizerSpecs, optimizer.values);
-  const fitParsed = parseParams(FIT_PARAMS, fitForm);
-  const estimate = runEstimate(dataset, shape, optimizer.name, fitParsed);
+  const rewardEntry = findEntry(catalogue.rewards, reward.name);
+  const rewardParsed = parseParams(rewardEntry?.params ?? [], reward.values);
+  const metricsParsed = metrics.map((m) => {
+    const entry = findEntry(catalogue.metrics, m.name);
+    const values = entry ? metricValues(entry, m.values, rewardEntry, reward.values) : {};
+    return { name: m.name, parsed: parseParams(entry?.params ?? [], values) };
+  });
+  const optimizerEntry = findEntry(catalogue.optimizers, optimizer.name);
+  const optimizerParsed = parseParams(optimizerEntry?.params ?? [], optimizer.values);
+  const fitParsed = parseParams(catalogue.fit, fitForm);
+  const estimate = catalogueQuery.isSuccess
+    ? runEstimate(dataset, shape, optimizer.name, fitParsed)
+    : null;
 
   const serverProblems = create.error instanceof ApiError ? create.error.problems : [];
   const bySection = (section: ReturnType<typeof sectionOf>) =>
     serverProblems.filter((p) => sectionOf(p.path) === section);
-  const localErrors =
-    Object.keys(optimizerParsed.errors).length + Object.keys(fitParsed.errors).length;
-  const ready = versionId !== null && dataset !== null && providerId !== null && localErrors === 0;
+  const valid = [
+    rewardParsed,
+    optimizerParsed,
+    fitParsed,
+    ...metricsParsed.map((m) => m.parsed),
+  ].every(noErrors);
+  const ready =
+    catalogueQuery.isSuccess &&
+    versionId !== null &&
+    dataset !== null &&
+    providerId !== null &&
+    valid;
 
   const launch = () => {
     if (!ready || versionId === null || !dataset || providerId === null) return;
@@ -93,7 +124,11 @@ export default function NewRunPage() {
         program_version: versionId,
         dataset: dataset.id,
         provider: providerId,
-        compile_config: compileConfig(reward, metrics, optimizer.name, optimizerParsed.values),
+        compile_config: compileConfig(
+          { name: reward.name, params: rewardParsed.values },
+          metricsParsed.map((m) => ({ name: m.name, params: m.parsed.values })),
+          { name: optimizer.name, params: optimizerParsed.values },
+        ),
         fit_config: fitParsed.values,
       },
       { onSuccess: (run) => navigate(`/runs/${run.id}`) },
@@ -112,6 +147,11 @@ export default function NewRunPage() {
       <div className="page-head">
         <h1>New run</h1>
       </div>
+      {catalogueQuery.isError && (
+        <div className="alert" role="alert">
+          What a run can use could not be loaded: {catalogueQuery.error.message}
+        </div>
+      )}
       <div className="grid-2">
         <section className="card" aria-label="What to train">
           <h2>What to train</h2>
@@ -131,10 +171,17 @@ export default function NewRunPage() {
             rewards={catalogue.rewards}
             outputFields={fieldsOf(dataset?.output_schema)}
             value={reward}
+            errors={rewardParsed.errors}
             onChange={setReward}
           />
           <Problems problems={bySection('reward')} />
-          <MetricsChooser metrics={catalogue.metrics} value={metrics} onChange={setMetrics} />
+          <MetricsChooser
+            metrics={catalogue.metrics}
+            reward={rewardEntry}
+            value={metrics}
+            errors={Object.fromEntries(metricsParsed.map((m) => [m.name, m.parsed.errors]))}
+            onChange={setMetrics}
+          />
           <Problems problems={bySection('metrics')} />
         </section>
 
@@ -153,7 +200,7 @@ export default function NewRunPage() {
           <h2>Fit settings</h2>
           <ParamFields
             idPrefix="fit"
-            specs={FIT_PARAMS}
+            specs={catalogue.fit}
             values={fitForm}
             errors={fitParsed.errors}
             onChange={setFitForm}

@@ -20,3 +20,6 @@ export type Compare = S['Compare'];
 export type ProviderCatalogueEntry = S['ProviderCatalogueEntry'];
 export type TryResult = S['TryResult'];
 export type TraceEntry = S['TraceEntry'];
+export type Catalogue = S['Catalogue'];
+export type CatalogueEntry = S['CatalogueEntry'];
+export type CatalogueParam = S['CatalogueParam'];

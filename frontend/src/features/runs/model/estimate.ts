@@ -18,7 +18,8 @@ export type EstimateInput = {
   testFraction: number;
   lmModules: number;
   trainableVariables: number;
-  optimizer: 'RandomFewShot' | 'OMEGA';
+  /** The optimizer's catalogue name; OMEGA adds its own LM call per step. */
+  optimizer: string;
   epochs: number;
   batchSize: number;
   validationSplit: number;

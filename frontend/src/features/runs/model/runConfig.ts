@@ -1,229 +1,120 @@
 /**
- * The run setup form: reward, metrics, optimizer and fit settings, their defaults and
- * checks (the same ranges the library and studio/runs/config.py enforce), and the
- * `compile_config` / `fit_config` the API takes.
+ * The run setup form, built from the catalogue (GET /api/catalogue/): each reward, metric
+ * and optimizer declares its settings (type, default, range or choices), and so do the fit
+ * settings; the form starts from the defaults, checks what is typed against the same
+ * ranges the engine and studio/runs/config.py enforce, and writes the `compile_config` /
+ * `fit_config` the API takes. Nothing here knows a reward or an optimizer by name.
  */
-export type ParamSpec =
-  | {
-      key: string;
-      label: string;
-      type: 'int';
-      default: number | null;
-      min?: number;
-      max?: number;
-      optional?: boolean;
-    }
-  | {
-      key: string;
-      label: string;
-      type: 'float';
-      default: number;
-      min?: number;
-      max?: number;
-      exclusiveMin?: boolean;
-    }
-  | { key: string; label: string; type: 'bool'; default: boolean }
-  | { key: string; label: string; type: 'choice'; default: string; choices: string[] }
-  | { key: string; label: string; type: 'text'; default: string };
+import type { CatalogueEntry, CatalogueParam } from '@/lib/api/types';
 
-export type OptimizerName = 'RandomFewShot' | 'OMEGA';
+export type ParamSpec = CatalogueParam;
 
-export const OPTIMIZER_PARAMS: Record<OptimizerName, ParamSpec[]> = {
-  RandomFewShot: [
-    { key: 'nb_min_examples', label: 'Min examples', type: 'int', default: 1, min: 0 },
-    { key: 'nb_max_examples', label: 'Max examples', type: 'int', default: 3, min: 0 },
-    {
-      key: 'sampling_temperature',
-      label: 'Sampling temperature',
-      type: 'float',
-      default: 0.3,
-      min: 0,
-      exclusiveMin: true,
-    },
-    { key: 'population_size', label: 'Population size', type: 'int', default: 10, min: 2 },
-    { key: 'few_shot_learning', label: 'Few-shot learning', type: 'bool', default: false },
-    { key: 'seed', label: 'Seed', type: 'int', default: null, optional: true },
-  ],
-  OMEGA: [
-    {
-      key: 'algorithm',
-      label: 'Algorithm',
-      type: 'choice',
-      default: 'dns',
-      choices: ['dns', 'ga'],
-    },
-    {
-      key: 'selection',
-      label: 'Selection',
-      type: 'choice',
-      default: 'softmax',
-      choices: ['softmax', 'best', 'random'],
-    },
-    { key: 'population_size', label: 'Population size', type: 'int', default: 10, min: 2 },
-    { key: 'k_nearest_fitter', label: 'k nearest fitter', type: 'int', default: 5, min: 1 },
-    {
-      key: 'mutation_temperature',
-      label: 'Mutation temperature',
-      type: 'float',
-      default: 0.3,
-      min: 0,
-      exclusiveMin: true,
-    },
-    {
-      key: 'crossover_temperature',
-      label: 'Crossover temperature',
-      type: 'float',
-      default: 0.3,
-      min: 0,
-      exclusiveMin: true,
-    },
-    {
-      key: 'selection_temperature',
-      label: 'Selection temperature',
-      type: 'float',
-      default: 0.3,
-      min: 0,
-      exclusiveMin: true,
-    },
-    {
-      key: 'sampling_temperature',
-      label: 'Sampling temperature',
-      type: 'float',
-      default: 0.3,
-      min: 0,
-      exclusiveMin: true,
-    },
-    { key: 'merging_rate', label: 'Merging rate', type: 'float', default: 0.02, min: 0, max: 1 },
-    { key: 'few_shot_learning', label: 'Few-shot learning', type: 'bool', default: false },
-    { key: 'nb_min_examples', label: 'Min examples', type: 'int', default: 1, min: 0 },
-    { key: 'nb_max_examples', label: 'Max examples', type: 'int', default: 3, min: 0 },
-    { key: 'instructions', label: 'Optimizer instructions', type: 'text', default: '' },
-    { key: 'seed', label: 'Seed', type: 'int', default: null, optional: true },
-  ],
-};
+/** Form values as typed: text for numbers and strings, booleans, lists of picked fields. */
+export type FormValue = string | boolean | string[];
+export type FormValues = Record<string, FormValue>;
 
-export const FIT_PARAMS: ParamSpec[] = [
-  { key: 'epochs', label: 'Epochs', type: 'int', default: 1, min: 1, max: 1000 },
-  { key: 'batch_size', label: 'Batch size', type: 'int', default: 32, min: 1, max: 4096 },
-  {
-    key: 'validation_split',
-    label: 'Validation split',
-    type: 'float',
-    default: 0,
-    min: 0,
-    max: 0.99,
-  },
-  { key: 'seed', label: 'Seed', type: 'int', default: null, optional: true },
-  {
-    key: 'evaluations',
-    label: 'Evaluations (before / after)',
-    type: 'int',
-    default: 3,
-    min: 1,
-    max: 20,
-  },
-  { key: 'shuffle', label: 'Shuffle', type: 'bool', default: true },
-];
-
-export const REWARDS = ['ExactMatch', 'LMAsJudge'] as const;
-export const METRICS = ['F1Score', 'Precision', 'Recall'] as const;
-
-export type OptimizerChoice = { name: OptimizerName; params: ParamSpec[] };
-
-/**
- * What run setup offers: the lists its reward, metric and optimizer choosers are fed.
- * Written here today; a server-side catalogue will send the same lists.
- */
-export type RunCatalogue = {
-  rewards: string[];
-  metrics: string[];
-  optimizers: OptimizerChoice[];
-};
-
-export const RUN_CATALOGUE: RunCatalogue = {
-  rewards: [...REWARDS],
-  metrics: [...METRICS],
-  optimizers: [
-    { name: 'RandomFewShot', params: OPTIMIZER_PARAMS.RandomFewShot },
-    { name: 'OMEGA', params: OPTIMIZER_PARAMS.OMEGA },
-  ],
-};
-
-/** Form values are text (as typed) for numbers, booleans for checkboxes. */
-export type FormValues = Record<string, string | boolean>;
+function listOf(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
 
 export function defaults(specs: ParamSpec[]): FormValues {
   return Object.fromEntries(
-    specs.map((s) => [
-      s.key,
-      s.type === 'bool' ? s.default : s.default === null ? '' : String(s.default),
-    ]),
+    specs.map((s): [string, FormValue] => {
+      if (s.type === 'bool') return [s.name, Boolean(s.default)];
+      if (s.type === 'fields') return [s.name, listOf(s.default)];
+      if (s.type === 'str_list') return [s.name, listOf(s.default).join(', ')];
+      return [s.name, s.default === null || s.default === undefined ? '' : String(s.default)];
+    }),
   );
 }
 
-/** The chosen optimizer and its settings as typed. */
-export type OptimizerForm = { name: OptimizerName; values: FormValues };
+/** A chosen catalogue entry and its settings as typed. */
+export type EntryForm = { name: string; values: FormValues };
 
-export function optimizerDefaults(choice: OptimizerChoice): OptimizerForm {
-  return { name: choice.name, values: defaults(choice.params) };
+export function entryDefaults(entry: CatalogueEntry): EntryForm {
+  return { name: entry.name, values: defaults(entry.params) };
 }
 
-/** Run setup starts smaller than the library's defaults: a first run should be quick. */
-export function startingFitForm(): FormValues {
-  return { ...defaults(FIT_PARAMS), epochs: '2', batch_size: '8', evaluations: '1' };
+export function findEntry(entries: CatalogueEntry[], name: string): CatalogueEntry | undefined {
+  return entries.find((e) => e.name === name);
+}
+
+/** Run setup starts smaller than the fit defaults: a first run should be quick. */
+const QUICK_START: FormValues = { epochs: '2', batch_size: '8', evaluations: '1' };
+
+export function startingFitForm(fit: ParamSpec[]): FormValues {
+  const start = defaults(fit);
+  for (const [key, value] of Object.entries(QUICK_START)) if (key in start) start[key] = value;
+  return start;
 }
 
 export type Parsed = { values: Record<string, unknown>; errors: Record<string, string> };
 
-/** Parse and check the form values; an empty optional field is left out (the default). */
+function bounds(spec: ParamSpec, value: number): string | null {
+  if (spec.minimum !== null && spec.minimum !== undefined) {
+    const low = spec.exclusive_minimum ? value <= spec.minimum : value < spec.minimum;
+    if (low) return `must be ${spec.exclusive_minimum ? '>' : '≥'} ${spec.minimum}`;
+  }
+  if (spec.maximum !== null && spec.maximum !== undefined) {
+    const high = spec.exclusive_maximum ? value >= spec.maximum : value > spec.maximum;
+    if (high) return `must be ${spec.exclusive_maximum ? '<' : '≤'} ${spec.maximum}`;
+  }
+  return null;
+}
+
+/**
+ * Parse and check the form values against their declarations. A value left empty is left
+ * out (the default applies) where the setting allows none or has a default; a setting
+ * that must be given is an error.
+ */
 export function parseParams(specs: ParamSpec[], form: FormValues): Parsed {
   const values: Record<string, unknown> = {};
   const errors: Record<string, string> = {};
   for (const spec of specs) {
-    const raw = form[spec.key];
+    const raw = form[spec.name];
     if (spec.type === 'bool') {
-      values[spec.key] = Boolean(raw);
+      values[spec.name] = Boolean(raw);
+      continue;
+    }
+    if (spec.type === 'fields') {
+      const picked = listOf(raw);
+      if (picked.length) values[spec.name] = picked;
+      else if (spec.required) errors[spec.name] = 'pick at least one field';
       continue;
     }
     const text = String(raw ?? '').trim();
-    if (spec.type === 'choice') {
-      if (!spec.choices.includes(text))
-        errors[spec.key] = `choose one of ${spec.choices.join(', ')}`;
-      else values[spec.key] = text;
-      continue;
-    }
-    if (spec.type === 'text') {
-      if (text) values[spec.key] = text;
-      continue;
-    }
     if (text === '') {
-      if (spec.type === 'int' && spec.optional) continue;
-      errors[spec.key] = 'required';
+      if (spec.required || (!spec.nullable && spec.type !== 'str')) errors[spec.name] = 'required';
+      continue;
+    }
+    if (spec.type === 'str_list') {
+      values[spec.name] = text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
+      continue;
+    }
+    if (spec.type === 'str') {
+      if (spec.choices && !spec.choices.includes(text))
+        errors[spec.name] = `choose one of ${spec.choices.join(', ')}`;
+      else values[spec.name] = text;
       continue;
     }
     const value = Number(text);
     if (!Number.isFinite(value)) {
-      errors[spec.key] = 'not a number';
+      errors[spec.name] = 'not a number';
       continue;
     }
     if (spec.type === 'int' && !Number.isInteger(value)) {
-      errors[spec.key] = 'must be a whole number';
+      errors[spec.name] = 'must be a whole number';
       continue;
     }
-    if (spec.min !== undefined) {
-      const tooLow =
-        spec.type === 'float' && spec.exclusiveMin ? value <= spec.min : value < spec.min;
-      if (tooLow) {
-        errors[spec.key] =
-          `must be ${spec.type === 'float' && spec.exclusiveMin ? '>' : '≥'} ${spec.min}`;
-        continue;
-      }
-    }
-    if (spec.max !== undefined && value > spec.max) {
-      errors[spec.key] = `must be ≤ ${spec.max}`;
+    const outside = bounds(spec, value);
+    if (outside) {
+      errors[spec.name] = outside;
       continue;
     }
-    values[spec.key] = value;
+    values[spec.name] = value;
   }
   if (
     typeof values.nb_min_examples === 'number' &&
@@ -234,30 +125,44 @@ export function parseParams(specs: ParamSpec[], form: FormValues): Parsed {
   return { values, errors };
 }
 
-export type RewardChoice = { name: string; inMask: string[]; outMask: string[]; criteria: string };
-
-function masks(choice: Pick<RewardChoice, 'inMask' | 'outMask'>): Record<string, string[]> {
-  const params: Record<string, string[]> = {};
-  if (choice.inMask.length) params.in_mask = choice.inMask;
-  if (choice.outMask.length) params.out_mask = choice.outMask;
-  return params;
+/**
+ * The output-field masks are picked once, on the reward, and apply to the metrics too:
+ * a metric's `fields` settings that the reward also has are not shown for the metric.
+ */
+export function sharedFields(metric: CatalogueEntry, reward: CatalogueEntry | undefined) {
+  const rewardFields = new Set(
+    (reward?.params ?? []).filter((p) => p.type === 'fields').map((p) => p.name),
+  );
+  return metric.params.filter((p) => p.type === 'fields' && rewardFields.has(p.name));
 }
+
+/** The settings a metric shows of its own (all but the shared masks). */
+export function ownParams(metric: CatalogueEntry, reward: CatalogueEntry | undefined) {
+  const shared = new Set(sharedFields(metric, reward).map((p) => p.name));
+  return metric.params.filter((p) => !shared.has(p.name));
+}
+
+/** A metric's values: its own as typed, the shared masks as picked on the reward. */
+export function metricValues(
+  metric: CatalogueEntry,
+  own: FormValues,
+  reward: CatalogueEntry | undefined,
+  rewardValues: FormValues,
+): FormValues {
+  const values = { ...own };
+  for (const p of sharedFields(metric, reward)) values[p.name] = rewardValues[p.name] ?? [];
+  return values;
+}
+
+export type Chosen = { name: string; params: Record<string, unknown> };
 
 /** The `compile_config` of studio/runs/config.py. */
 export function compileConfig(
-  reward: RewardChoice,
-  metrics: string[],
-  optimizer: OptimizerName,
-  optimizerParams: Record<string, unknown>,
+  reward: Chosen,
+  metrics: Chosen[],
+  optimizer: Chosen,
 ): Record<string, unknown> {
-  const rewardParams: Record<string, unknown> = masks(reward);
-  if (reward.name === 'LMAsJudge' && reward.criteria.trim())
-    rewardParams.criteria = reward.criteria.trim();
-  return {
-    reward: { name: reward.name, params: rewardParams },
-    metrics: metrics.map((name) => ({ name, params: masks(reward) })),
-    optimizer: { name: optimizer, params: optimizerParams },
-  };
+  return { reward, metrics, optimizer };
 }
 
 /** Split a server error path (`compile_config.optimizer.params`) into the form section it names. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { DatasetSummary, ProgramVersionSummary, Provider } from '@/lib/api/types';
-import { FIT_PARAMS, parseParams, startingFitForm } from './runConfig';
+import type { Catalogue, DatasetSummary, ProgramVersionSummary, Provider } from '@/lib/api/types';
+import catalogue from '../__fixtures__/catalogue.json';
+import { parseParams, startingFitForm } from './runConfig';
 import {
   emptyTarget,
   fieldsOf,
@@ -24,6 +25,7 @@ const providers = [
   { id: 1, name: 'local', kind: 'language', is_default: false },
   { id: 3, name: 'hosted', kind: 'language', is_default: true },
 ] as Provider[];
+const FIT = (catalogue as Catalogue).fit;
 const lists = { programs: [{ id: 4 }, { id: 8 }], versions, datasets, providers };
 
 describe('resolveTarget', () => {
@@ -88,10 +90,10 @@ describe('run setup helpers', () => {
 
   it('estimates only with a dataset and valid fit settings', () => {
     const shape = { lmModules: 1, trainableVariables: 1 };
-    const fit = parseParams(FIT_PARAMS, startingFitForm());
+    const fit = parseParams(FIT, startingFitForm(FIT));
     expect(runEstimate(datasets[1]!, shape, 'RandomFewShot', fit)?.total).toBe(16 + 64 + 64);
     expect(runEstimate(null, shape, 'RandomFewShot', fit)).toBeNull();
-    const bad = parseParams(FIT_PARAMS, { ...startingFitForm(), epochs: '0' });
+    const bad = parseParams(FIT, { ...startingFitForm(FIT), epochs: '0' });
     expect(runEstimate(datasets[1]!, shape, 'RandomFewShot', bad)).toBeNull();
   });
 });

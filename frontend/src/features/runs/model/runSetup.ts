@@ -5,7 +5,7 @@
  */
 import type { DatasetSummary, ProgramVersionSummary, Provider } from '@/lib/api/types';
 import { estimateCalls, type Estimate } from './estimate';
-import type { OptimizerName, Parsed } from './runConfig';
+import type { Parsed } from './runConfig';
 
 /** What the user picked; null: not picked yet, the default applies. */
 export type RunTarget = {
@@ -101,7 +101,7 @@ export function programShape(document: unknown): ProgramShape {
 export function runEstimate(
   dataset: Pick<DatasetSummary, 'row_count' | 'test_fraction'> | null,
   shape: ProgramShape,
-  optimizer: OptimizerName,
+  optimizer: string,
   fit: Parsed,
 ): Estimate | null {
   if (!dataset || Object.keys(fit.errors).length) return null;

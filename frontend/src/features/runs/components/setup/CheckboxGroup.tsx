@@ -7,6 +7,7 @@ export function CheckboxGroup({
   label,
   name,
   options,
+  labelOf = (option) => option,
   picked,
   onChange,
   empty,
@@ -15,6 +16,8 @@ export function CheckboxGroup({
   /** The group's accessible name. */
   name: string;
   options: readonly string[];
+  /** What each option shows (default: the option itself). */
+  labelOf?: (option: string) => ReactNode;
   picked: string[];
   onChange: (picked: string[]) => void;
   /** Shown when there is nothing to pick. */
@@ -31,7 +34,7 @@ export function CheckboxGroup({
                 checked={picked.includes(option)}
                 onChange={() => onChange(toggle(picked, option))}
               />{' '}
-              {option}
+              {labelOf(option)}
             </label>
           ))}
           {options.length === 0 && empty}

@@ -1,12 +1,7 @@
 import { useState } from 'react';
+import type { CatalogueEntry } from '@/lib/api/types';
 import { FormField } from '@/lib/components/FormField';
-import {
-  defaults,
-  type FormValues,
-  type OptimizerChoice,
-  type OptimizerForm,
-  type OptimizerName,
-} from '../../model/runConfig';
+import { defaults, findEntry, type EntryForm, type FormValues } from '../../model/runConfig';
 import { ParamFields } from './ParamFields';
 
 /**
@@ -19,33 +14,33 @@ export function OptimizerChooser({
   errors,
   onChange,
 }: {
-  optimizers: OptimizerChoice[];
-  value: OptimizerForm;
+  optimizers: CatalogueEntry[];
+  value: EntryForm;
   errors: Record<string, string>;
-  onChange: (value: OptimizerForm) => void;
+  onChange: (value: EntryForm) => void;
 }) {
   // The settings of the optimizers not shown, as last typed.
-  const [stash, setStash] = useState<Partial<Record<OptimizerName, FormValues>>>({});
-  const specs = optimizers.find((o) => o.name === value.name)?.params ?? [];
-  const choose = (name: OptimizerName) => {
-    const next = optimizers.find((o) => o.name === name);
+  const [stash, setStash] = useState<Record<string, FormValues>>({});
+  const entry = findEntry(optimizers, value.name);
+  const choose = (name: string) => {
+    const next = findEntry(optimizers, name);
     if (!next || name === value.name) return;
     setStash({ ...stash, [value.name]: value.values });
     onChange({ name, values: stash[name] ?? defaults(next.params) });
   };
   return (
     <>
-      <FormField label="Optimizer" id="run-optimizer">
+      <FormField label="Optimizer" id="run-optimizer" hint={entry?.description}>
         {(control) => (
           <select
             {...control}
             className="select"
             value={value.name}
-            onChange={(e) => choose(e.target.value as OptimizerName)}
+            onChange={(e) => choose(e.target.value)}
           >
             {optimizers.map((o) => (
               <option key={o.name} value={o.name}>
-                {o.name}
+                {o.label}
               </option>
             ))}
           </select>
@@ -53,7 +48,7 @@ export function OptimizerChooser({
       </FormField>
       <ParamFields
         idPrefix={`opt-${value.name}`}
-        specs={specs}
+        specs={entry?.params ?? []}
         values={value.values}
         errors={errors}
         onChange={(values) => onChange({ ...value, values })}

@@ -1,63 +1,60 @@
+import type { CatalogueEntry } from '@/lib/api/types';
 import { FormField } from '@/lib/components/FormField';
-import type { RewardChoice } from '../../model/runConfig';
-import { CheckboxGroup } from './CheckboxGroup';
+import { defaults, findEntry, type EntryForm } from '../../model/runConfig';
+import { ParamFields } from './ParamFields';
 
-/** The reward (from `rewards`), its criteria for a judge, and which output fields it compares. */
+/** The reward (from `rewards`) and its settings, the output-field masks among them. */
 export function RewardChooser({
   rewards,
   outputFields,
   value,
+  errors,
   onChange,
 }: {
-  rewards: readonly string[];
+  rewards: CatalogueEntry[];
   /** The dataset's output fields, for the masks. */
   outputFields: string[];
-  value: RewardChoice;
-  onChange: (value: RewardChoice) => void;
+  value: EntryForm;
+  errors: Record<string, string>;
+  onChange: (value: EntryForm) => void;
 }) {
-  const set = (patch: Partial<RewardChoice>) => onChange({ ...value, ...patch });
+  const entry = findEntry(rewards, value.name);
+  const choose = (name: string) => {
+    const next = findEntry(rewards, name);
+    if (!next) return;
+    // Masks picked so far carry over to the next reward when it has them too.
+    const carried = Object.fromEntries(
+      next.params
+        .filter((p) => p.type === 'fields' && p.name in value.values)
+        .map((p) => [p.name, value.values[p.name]!]),
+    );
+    onChange({ name, values: { ...defaults(next.params), ...carried } });
+  };
   return (
     <>
-      <FormField label="Reward" id="run-reward">
+      <FormField label="Reward" id="run-reward" hint={entry?.description}>
         {(control) => (
           <select
             {...control}
             className="select"
             value={value.name}
-            onChange={(e) => set({ name: e.target.value })}
+            onChange={(e) => choose(e.target.value)}
           >
             {rewards.map((r) => (
-              <option key={r}>{r}</option>
+              <option key={r.name} value={r.name}>
+                {r.label}
+              </option>
             ))}
           </select>
         )}
       </FormField>
-      {value.name === 'LMAsJudge' && (
-        <FormField label="Criteria" id="run-criteria">
-          {(control) => (
-            <input
-              {...control}
-              className="input"
-              value={value.criteria}
-              onChange={(e) => set({ criteria: e.target.value })}
-            />
-          )}
-        </FormField>
-      )}
-      <CheckboxGroup
-        label="Compare only (in_mask)"
-        name="in_mask"
-        options={outputFields}
-        picked={value.inMask}
-        onChange={(inMask) => set({ inMask })}
-        empty={<span className="note">all fields</span>}
-      />
-      <CheckboxGroup
-        label="Ignore (out_mask)"
-        name="out_mask"
-        options={outputFields}
-        picked={value.outMask}
-        onChange={(outMask) => set({ outMask })}
+      <ParamFields
+        idPrefix="reward"
+        specs={entry?.params ?? []}
+        values={value.values}
+        errors={errors}
+        fields={outputFields}
+        onChange={(values) => onChange({ ...value, values })}
       />
     </>
   );
