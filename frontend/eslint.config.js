@@ -5,7 +5,7 @@ import reactRefresh from 'eslint-plugin-react-refresh';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const features = ['auth', 'editor', 'datasets', 'runs', 'compare', 'providers'];
+const features = ['auth', 'editor', 'datasets', 'runs', 'compare', 'providers', 'deployments'];
 
 export default tseslint.config(
   { ignores: ['dist', 'node_modules', 'coverage', 'src/lib/api/schema.d.ts'] },

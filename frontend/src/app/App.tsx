@@ -18,6 +18,8 @@ const NewRunPage = lazy(() => import('@/features/runs/NewRunPage'));
 const RunPage = lazy(() => import('@/features/runs/RunPage'));
 const ComparePage = lazy(() => import('@/features/compare/ComparePage'));
 const ProvidersPage = lazy(() => import('@/features/providers/ProvidersPage'));
+const DeploymentsPage = lazy(() => import('@/features/deployments/DeploymentsPage'));
+const DeploymentPage = lazy(() => import('@/features/deployments/DeploymentPage'));
 
 const LINKS = [
   { to: '/programs', label: 'Programs' },
@@ -25,6 +27,7 @@ const LINKS = [
   { to: '/datasets', label: 'Datasets' },
   { to: '/runs', label: 'Runs' },
   { to: '/compare', label: 'Compare' },
+  { to: '/deployments', label: 'Deployments' },
   { to: '/providers', label: 'Providers' },
 ];
 
@@ -156,6 +159,22 @@ export function App() {
                   element={
                     <Guarded>
                       <ProvidersPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/deployments"
+                  element={
+                    <Guarded>
+                      <DeploymentsPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/deployments/:name"
+                  element={
+                    <Guarded>
+                      <DeploymentPage />
                     </Guarded>
                   }
                 />

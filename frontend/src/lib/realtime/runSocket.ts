@@ -1,5 +1,6 @@
 /**
- * The one websocket module: follows `ws/runs/<id>/?after=<seq>`.
+ * The one websocket module: follows an event stream, `ws/<stream>/<id>/?after=<seq>`
+ * (`runs`: a run's events; `batches`: a batch prediction's progress).
  *
  * The server replays the stored events after `seq`, sends `{"type": "replayed"}`, then
  * streams live ones, each once and in order. On a dropped connection this reconnects
@@ -19,10 +20,21 @@ export type RunEventMessage = {
 };
 export type RunSocketMessage = RunEventMessage | { type: 'replayed'; last_seq: number };
 
+/** The streams the server serves (`studio.realtime.streams`). */
+export type EventStreamName = 'runs' | 'batches';
+/** An event of any stream: its object's id is under the stream's key (`run`, `batch`). */
+export type StreamEventMessage = {
+  type: 'event';
+  seq: number;
+  kind: string;
+  payload: Record<string, unknown>;
+  ts?: number | null;
+};
+
 export type RunSocketStatus = 'connecting' | 'open' | 'closed' | 'forbidden' | 'not-found';
 
-export type RunSocketHandlers = {
-  onEvent: (event: RunEventMessage) => void;
+export type RunSocketHandlers<E extends StreamEventMessage = RunEventMessage> = {
+  onEvent: (event: E) => void;
   onReplayed?: () => void;
   onStatus?: (status: RunSocketStatus) => void;
 };
@@ -30,16 +42,37 @@ export type RunSocketHandlers = {
 const CLOSE_FORBIDDEN = 4403;
 const CLOSE_NOT_FOUND = 4404;
 
-export function runSocketUrl(runId: number, after: number, origin = globalThis.location): string {
+export function streamSocketUrl(
+  stream: EventStreamName,
+  id: number,
+  after: number,
+  origin = globalThis.location,
+): string {
   const scheme = origin.protocol === 'https:' ? 'wss:' : 'ws:';
-  return `${scheme}//${origin.host}/ws/runs/${runId}/?after=${after}`;
+  return `${scheme}//${origin.host}/ws/${stream}/${id}/?after=${after}`;
 }
+
+export function runSocketUrl(runId: number, after: number, origin = globalThis.location): string {
+  return streamSocketUrl('runs', runId, after, origin);
+}
+
+type FollowOptions = { after?: number; makeSocket?: (url: string) => WebSocket };
 
 /** Follow a run's events; returns a function that closes the socket for good. */
 export function followRun(
   runId: number,
   handlers: RunSocketHandlers,
-  { after = 0, makeSocket = (url: string) => new WebSocket(url) } = {},
+  options: FollowOptions = {},
+): () => void {
+  return followStream<RunEventMessage>('runs', runId, handlers, options);
+}
+
+/** Follow any stream's events (replay, then live; reconnects after the last seq). */
+export function followStream<E extends StreamEventMessage>(
+  stream: EventStreamName,
+  id: number,
+  handlers: RunSocketHandlers<E>,
+  { after = 0, makeSocket = (url: string) => new WebSocket(url) }: FollowOptions = {},
 ): () => void {
   let lastSeq = after;
   let socket: WebSocket | null = null;
@@ -49,13 +82,13 @@ export function followRun(
 
   const connect = () => {
     handlers.onStatus?.('connecting');
-    socket = makeSocket(runSocketUrl(runId, lastSeq));
+    socket = makeSocket(streamSocketUrl(stream, id, lastSeq));
     socket.onopen = () => {
       retry = 0;
       handlers.onStatus?.('open');
     };
     socket.onmessage = (message: MessageEvent) => {
-      const data = JSON.parse(String(message.data)) as RunSocketMessage;
+      const data = JSON.parse(String(message.data)) as E | { type: 'replayed'; last_seq: number };
       if (data.type === 'replayed') handlers.onReplayed?.();
       else if (data.type === 'event' && data.seq > lastSeq) {
         lastSeq = data.seq;
