@@ -112,6 +112,11 @@ export default function RunPage() {
         <Link className="btn" to={`/compare?ids=${runId}`}>
           Compare
         </Link>
+        {serverState === 'succeeded' && (
+          <Link className="btn" to={`/deployments?run=${runId}`}>
+            Deploy
+          </Link>
+        )}
       </div>
       {(cancel.isError || fork.isError) && (
         <div className="alert" role="alert">
