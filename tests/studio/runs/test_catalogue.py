@@ -8,6 +8,8 @@ the studio or the browser app.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -131,6 +133,19 @@ def test_the_catalogue_is_what_the_schema_describes(api: APIClient) -> None:
     ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     component = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
     assert set(component["required"]) == set(run_catalogue())
+
+
+def test_the_browser_app_fixture_is_what_the_endpoint_answers() -> None:
+    """frontend/src/features/runs/__fixtures__/catalogue.json, which the run setup tests
+    read, is the built-ins' catalogue (rewrite it with frontend/scripts/make_fixtures.py)."""
+    fixture = Path(__file__).resolve().parents[3] / (
+        "frontend/src/features/runs/__fixtures__/catalogue.json"
+    )
+    built_ins = {
+        section: [e for e in entries if ">" not in e["name"]] if section != "fit" else entries
+        for section, entries in run_catalogue().items()
+    }
+    assert json.loads(fixture.read_text()) == built_ins
 
 
 def test_a_class_registered_in_the_engine_is_offered(api: APIClient) -> None:
