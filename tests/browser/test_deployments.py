@@ -1,0 +1,150 @@
+"""Deploy a trained run in a real browser: deploy, the call snippet, switch to another run.
+
+Starts the real stack (daphne serving the API, the websocket and the built app, plus a
+Celery worker) and a scripted OpenAI-compatible server playing the capitals student,
+seeds a user with two succeeded runs (the program untrained, and trained: three correct
+few-shot examples), then drives Debian's chromium: from the first run's page, Deploy;
+the "Use it" tab shows the curl and Python snippets with the deployment's real URL and
+calls it once; the deployment is switched to the trained run, and the same call now
+answers the bare city. Fails on any console error; screenshots go to
+tests/browser/artifacts/.
+
+Run: ``cd frontend && npm run build`` then ``.venv/bin/pytest tests/browser -k deploy``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from optimizer_core.testing.scripted_server import ScriptedServer
+from optimizer_core.testing.students import capitals_task
+from tests.studio.realtime.live_stack import LiveStack
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+DIST_INDEX = ROOT / "frontend" / "dist" / "index.html"
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+USERNAME, PASSWORD = "deployer", "a long enough passphrase"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
+FRANCE = '{"query": "What is the capital of France?"}'
+
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright for Python is not installed"
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"
+    ),
+    pytest.mark.skipif(
+        not DIST_INDEX.exists(), reason="frontend not built (cd frontend && npm run build)"
+    ),
+]
+
+# Runs in the stack's environment (manage.py shell): a user, a provider calling the
+# scripted server, and two succeeded runs of the capitals program.
+SEED = """
+import json
+from django.contrib.auth import get_user_model
+from tests.studio.deployments.factories import make_provider, make_run
+user = get_user_model().objects.create_user({username!r}, password={password!r})
+provider = make_provider(user, {base_url!r})
+untrained = make_run(user, provider, trained=False, name="untrained")
+trained = make_run(user, provider, name="trained")
+print(json.dumps({{"untrained": untrained.pk, "trained": trained.pk}}))
+"""
+
+
+@pytest.fixture(scope="module")
+def model_server() -> Iterator[ScriptedServer]:
+    _, _, student = capitals_task()
+    server = ScriptedServer(student.from_request, latency=0.05).start_in_thread()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
+    live = LiveStack(
+        {"STUDIO_FRONTEND_DIST": str(ROOT / "frontend" / "dist")},
+        tmp_path_factory.mktemp("studio"),
+    )
+    with live.running():
+        yield live
+
+
+def test_deploy_a_run_see_the_snippet_and_switch_to_another_run(
+    stack: LiveStack, model_server: ScriptedServer
+) -> None:
+    expect = playwright_api.expect
+    code = SEED.format(username=USERNAME, password=PASSWORD, base_url=model_server.base_url)
+    runs = json.loads(stack.manage("shell", "-c", code).strip().splitlines()[-1])
+    base = f"http://127.0.0.1:{stack.port}"
+    ARTIFACTS.mkdir(exist_ok=True)
+    console_errors: list[str] = []
+    with playwright_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, base_url=base)
+        page.set_default_timeout(20_000)
+
+        def on_console(message: Any) -> None:
+            # Before signing in, /api/auth/me/ answers 403 by design.
+            if message.type == "error" and not message.location.get("url", "").endswith(
+                "/api/auth/me/"
+            ):
+                console_errors.append(f"{message.text} @ {message.location}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: console_errors.append(f"pageerror: {error}"))
+
+        # The first run's page, after signing in: a succeeded run can be deployed.
+        page.goto(f"/runs/{runs['untrained']}")
+        page.get_by_label("Username").fill(USERNAME)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.keyboard.press("Enter")
+        expect(page.get_by_test_id("run-state")).to_have_text("succeeded")
+        page.get_by_role("link", name="Deploy", exact=True).click()
+        expect(page.get_by_label("Run", exact=True)).to_have_value(str(runs["untrained"]))
+        page.get_by_label("Name", exact=True).fill("capitals")
+        page.get_by_role("button", name="Deploy", exact=True).click()
+        expect(page).to_have_url(re.compile(r"/deployments/capitals$"))
+
+        # "Use it": the snippets carry the real URL; calling it from here answers.
+        page.get_by_role("tab", name="Use it").click()
+        url = f"{base}/api/deployments/capitals/predict/"
+        expect(page.get_by_label("curl snippet")).to_contain_text(f"curl -X POST '{url}'")
+        expect(page.get_by_label("Python snippet")).to_contain_text(f'"{url}"')
+        expect(page.get_by_test_id("input-schema").first).to_contain_text('"query"')
+        page.get_by_label("Input", exact=True).fill(FRANCE)
+        page.get_by_role("button", name="Send").click()
+        # The web process imports litellm on its first model call: seconds.
+        expect(page.get_by_test_id("predict-output")).to_contain_text('"answer"', timeout=60_000)
+        page.screenshot(path=str(ARTIFACTS / "deployment-use-it.png"))
+
+        # Switch to the trained run: it answers the bare city; the first run is kept.
+        page.get_by_role("tab", name="Overview").click()
+        switch = page.get_by_role("form", name="Switch")
+        switch.get_by_label("Run", exact=True).select_option(str(runs["trained"]))
+        switch.get_by_role("button", name="Switch").click()
+        expect(page.get_by_test_id("serving")).to_contain_text(f"run #{runs['trained']}")
+        expect(page.get_by_test_id("previous")).to_contain_text(f"run #{runs['untrained']}")
+        expect(page.get_by_role("table", name="History")).to_contain_text("switch")
+        page.get_by_role("tab", name="Use it").click()
+        page.get_by_label("Input", exact=True).fill(FRANCE)
+        page.get_by_role("button", name="Send").click()
+        expect(page.get_by_test_id("predict-output")).to_contain_text('"answer": "Paris"')
+        page.screenshot(path=str(ARTIFACTS / "deployment-switched.png"))
+        browser.close()
+    assert console_errors == []
