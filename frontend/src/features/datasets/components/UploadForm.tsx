@@ -199,7 +199,7 @@ export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => 
         </p>
       )}
       {preview && <UploadPreview rows={preview} complete={head?.complete ?? false} />}
-      <div className="grid-2" style={{ marginTop: 8 }}>
+      <div style={{ marginTop: 8 }}>
         <FormField
           label="Test fraction"
           id="dataset-test-fraction"
