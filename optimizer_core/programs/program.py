@@ -15,12 +15,14 @@ from optimizer_core.modules.input import InputLayer
 from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel, unique_name
 from optimizer_core.programs.results import Trace, TraceStep
 from optimizer_core.programs.trainer import Trainer
-from optimizer_core.saving.document_check import check_names, locate, place_error
+from optimizer_core.rewards.program_as_judge import JudgeProgram
+from optimizer_core.saving.document_check import check_names
 from optimizer_core.saving.object_registry import (
     RefusedObjectError,
     register_library_objects,
     safe_mode_scope,
 )
+from optimizer_core.saving.paths import locate, place_error
 from optimizer_core.variables import Variable
 
 FORMAT_VERSION = 1
@@ -617,6 +619,7 @@ class Program(Trainer):
 
 
 register_library_objects(Program)
+JudgeProgram.register(Program)  # a ProgramAsJudge's saved judge may be a Program
 
 
 def _as_symbol_list(value: Any, argument: str) -> list[SymbolicDataModel]:

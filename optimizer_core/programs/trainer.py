@@ -9,10 +9,14 @@ import math
 import random
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, overload
+from typing import Any, Literal, Protocol, cast, overload
 
 import numpy as np
 
+from optimizer_core import metrics as metrics_family
+from optimizer_core import optimizers as optimizers_family
+from optimizer_core import rewards as rewards_family
+from optimizer_core.callbacks import CallbackList
 from optimizer_core.datamodels import DataModel, JsonDict, to_json
 from optimizer_core.exceptions import (
     AuthenticationError,
@@ -21,15 +25,14 @@ from optimizer_core.exceptions import (
     ProgramError,
     RewardError,
 )
-from optimizer_core.modules.module import OVERRIDES, TRACE
+from optimizer_core.metrics import Metric
+from optimizer_core.modules.module import OVERRIDES, TRACE, Module
+from optimizer_core.optimizers import Optimizer
+from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS
 from optimizer_core.programs.results import EvaluatedExample, Evaluation
-
-if TYPE_CHECKING:
-    from optimizer_core.callbacks import CallbackList
-    from optimizer_core.metrics import Metric
-    from optimizer_core.optimizers import Optimizer
-    from optimizer_core.programs.program import Program
-    from optimizer_core.rewards import Reward
+from optimizer_core.rewards import Reward
+from optimizer_core.saving.object_registry import serialize_object
+from optimizer_core.variables import Variable
 
 logger = logging.getLogger("optimizer_core")
 
@@ -49,6 +52,31 @@ class SampleResult:
         failed = [t for t in trace if t.get("error")]
         self.error: str | None = failed[0]["error"] if failed else None
         self.exception: BaseException | None = failed[0].get("exception") if failed else None
+
+
+class TrainedModel(Protocol):
+    """What `Trainer` needs of the class it is mixed into (`Program` provides it).
+
+    The trainer does not import `Program`, as Keras's trainer does not import
+    `Model`: it runs any model with these members.
+    """
+
+    @property
+    def variables(self) -> list[Variable]: ...
+
+    @property
+    def trainable_variables(self) -> list[Variable]: ...
+
+    @property
+    def output_data_model(self) -> type[DataModel]: ...
+
+    def get_module(self, name: str) -> Module: ...
+
+    def get_variable(self, name: str) -> Variable: ...
+
+    def coerce_inputs(self, row: Any, *, where: str = "input") -> list[DataModel]: ...
+
+    async def __call__(self, inputs: Any, *, training: bool = False) -> Any: ...
 
 
 class Trainer:
@@ -79,10 +107,6 @@ class Trainer:
             optimizer: an Optimizer, a name (``"random_few_shot"``) or a saved config.
             metrics: metrics to log beside the reward (not optimised).
         """
-        from optimizer_core import metrics as metrics_family
-        from optimizer_core import optimizers as optimizers_family
-        from optimizer_core import rewards as rewards_family
-
         self.reward = rewards_family.get(reward) if reward is not None else None
         self.optimizer = optimizers_family.get(optimizer) if optimizer is not None else None
         self.metrics = [metrics_family.get(m) for m in metrics or []]
@@ -91,8 +115,6 @@ class Trainer:
     def get_compile_config(self) -> JsonDict | None:
         if not self.compiled:
             return None
-        from optimizer_core.saving.object_registry import serialize_object
-
         return {
             "reward": serialize_object(self.reward) if self.reward is not None else None,
             "optimizer": serialize_object(self.optimizer) if self.optimizer is not None else None,
@@ -100,10 +122,6 @@ class Trainer:
         }
 
     def compile_from_config(self, config: JsonDict) -> None:
-        from optimizer_core import metrics as metrics_family
-        from optimizer_core import optimizers as optimizers_family
-        from optimizer_core import rewards as rewards_family
-
         self.compile(
             reward=rewards_family.deserialize(config["reward"]) if config.get("reward") else None,
             optimizer=optimizers_family.deserialize(config["optimizer"])
@@ -461,11 +479,9 @@ class Trainer:
 
     # internals ------------------------------------------------------------------------------
 
-    def _self(self) -> Program:
-        from optimizer_core.programs.program import Program
-
-        assert isinstance(self, Program)
-        return self
+    def _self(self) -> TrainedModel:
+        # A mixin: the class it is mixed into (Program) provides the model.
+        return cast(TrainedModel, self)
 
     def _callback_list(
         self,
@@ -476,8 +492,6 @@ class Trainer:
         steps: int,
         history: bool = True,
     ) -> CallbackList:
-        from optimizer_core.callbacks import CallbackList
-
         if verbose == "auto":
             level = 1 if sys.stdout.isatty() else 0
         elif verbose in (0, 1, 2):
@@ -598,8 +612,6 @@ class Trainer:
                 ) from cause
 
     def _record_predictions(self, results: list[SampleResult], y_true: list[Any]) -> None:
-        from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS
-
         program = self._self()
         by_module: dict[str, list[JsonDict]] = {}
         for result, target in zip(results, y_true, strict=True):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import abc
 import inspect
 import logging
 from collections.abc import Mapping
@@ -11,15 +12,30 @@ import pydantic
 
 from optimizer_core.datamodels import JsonDict
 from optimizer_core.exceptions import DataError, SerializationError
+from optimizer_core.modules.module import Module
 from optimizer_core.rewards.judge_inputs import judge_inputs
 from optimizer_core.rewards.reward import Reward, to_number
-from optimizer_core.saving.object_registry import deserialize_object, serialize_object
+from optimizer_core.saving.object_registry import Slot, deserialize_object, serialize_object
 
-__all__ = ["ProgramAsJudge"]
+__all__ = ["JudgeProgram", "ProgramAsJudge"]
 
 logger = logging.getLogger(__name__)
 
 _MISSING = object()
+
+
+class JudgeProgram(abc.ABC):  # noqa: B024 - a marker: classes register, none inherits
+    """What a saved `ProgramAsJudge` may name as its judge: a `Module` or a `Program`.
+
+    `Program` registers itself (``JudgeProgram.register(Program)``, beside its
+    class), so rewards need not import programs, which train with rewards. A
+    user's class registered with `register_synalinks_serializable` is accepted
+    as well (any async callable the user wrote).
+    """
+
+
+JudgeProgram.register(Module)
+_JUDGE = Slot("judge program", (JudgeProgram,), user_classes=True)
 
 
 def _input_data_model(program: Any) -> type[pydantic.BaseModel] | None:
@@ -138,10 +154,5 @@ class ProgramAsJudge(Reward):
         config = dict(config)
         program = config.pop("program", None)
         if isinstance(program, dict):
-            from optimizer_core.modules.module import Module
-            from optimizer_core.programs.program import Program
-            from optimizer_core.saving.object_registry import Slot
-
-            judge = Slot("judge program", (Program, Module), user_classes=True)
-            program = deserialize_object(program, slot=judge)
+            program = deserialize_object(program, slot=_JUDGE)
         return cls(program=program, **config)

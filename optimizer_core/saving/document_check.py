@@ -5,9 +5,9 @@ path, each serialised object whose name safe mode would refuse: a class or
 function that is not registered. It runs before deserialisation, so a
 document with one bad name builds nothing at all; the kind of object each
 place takes is checked again while deserialising (`object_registry.Slot`).
-`locate` finds where a given dict sits in a document, to report that check's
-refusals by path too, and `place_error` locates any `SerializationError` the
-same way.
+`paths.locate` finds where a given dict sits in a document, to report that
+check's refusals by path too, and `paths.place_error` locates any
+`SerializationError` the same way (both are exported here as well).
 """
 
 from __future__ import annotations
@@ -15,16 +15,14 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from optimizer_core.exceptions import SerializationError
 from optimizer_core.saving.object_registry import RefusedObjectError, lookup_registered
+from optimizer_core.saving.paths import join_key, locate, place_error
+
+__all__ = ["check_names", "locate", "place_error", "refused_names"]
 
 #: Keys whose values are user data (JSON schemas, few-shot examples), never resolved to code.
 _DATA_KEYS = frozenset({"schema", "examples"})
 _NAME_KEYS = ("registered_name", "module", "config")
-
-
-def _join(path: str, key: Any) -> str:
-    return f"{path}.{key}" if path else str(key)
 
 
 def _looks_serialised(node: dict[str, Any]) -> bool:
@@ -100,43 +98,11 @@ def refused_names(node: Any, path: str = "") -> list[RefusedObjectError]:
                 return [error]  # nothing under a refused object matters
         for key, value in node.items():
             if key not in _DATA_KEYS:
-                refused.extend(refused_names(value, _join(path, key)))
+                refused.extend(refused_names(value, join_key(path, key)))
     elif isinstance(node, list):
         for index, value in enumerate(node):
             refused.extend(refused_names(value, f"{path}[{index}]"))
     return refused
-
-
-def locate(node: Any, target: Any, path: str = "") -> str | None:
-    """The path of the object `target` (by identity) inside `node`, or None."""
-    if target is None:
-        return None
-    if node is target:
-        return path
-    if isinstance(node, dict):
-        for key, value in node.items():
-            found = locate(value, target, _join(path, key))
-            if found is not None:
-                return found
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            found = locate(value, target, f"{path}[{index}]")
-            if found is not None:
-                return found
-    return None
-
-
-def place_error(error: SerializationError, root: Any, prefix: str = "") -> SerializationError:
-    """`error`, raised while rebuilding part of `root`, located from `prefix` (in place).
-
-    The part is found by identity (`error.config`, the dict that was being
-    rebuilt); when it cannot be found the error is placed on `root` as a whole.
-    """
-    nested = error.config if isinstance(error.config, dict | list) else None
-    where = locate(root, nested) if nested is not None else None
-    if where is None:
-        error.path, error.paths, where = "", [], ""
-    return error.within(_join(prefix, where) if where else prefix)
 
 
 def check_names(document: Any, path: str = "") -> None:

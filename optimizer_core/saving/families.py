@@ -32,7 +32,6 @@ from optimizer_core.saving.naming import label, lookup_key, snake_case
 from optimizer_core.saving.object_registry import (
     _CUSTOM_OBJECTS,
     Slot,
-    _ensure_library_registered,
     deserialize_object,
     get_registered_name,
     lookup_registered,
@@ -270,7 +269,6 @@ def family(kind: str) -> Family[Any]:
     Raises:
         ValueError: no such family.
     """
-    _ensure_library_registered()
     try:
         return _FAMILIES[kind]
     except KeyError:

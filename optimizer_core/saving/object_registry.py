@@ -9,7 +9,10 @@ A saved name is looked up in two tables, by exact match, never imported:
 
 - the library's own classes, under ``module.qualname``
   (``"optimizer_core.modules.generator.Generator"``); each family registers its
-  table with `register_library_objects`;
+  table with `register_library_objects` where the table is defined (`Program`
+  in its module). Importing any module of optimizer_core runs the package's
+  ``__init__`` first, which imports every family: by the time anything is
+  looked up, all are registered, and this module imports none of them;
 - what users registered with `register_synalinks_serializable`, under
   ``"Package>name"``.
 
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from optimizer_core.exceptions import SerializationError
+from optimizer_core.saving.paths import place_error
 
 T = TypeVar("T")
 
@@ -39,7 +43,6 @@ T = TypeVar("T")
 _LIBRARY_OBJECTS: dict[str, Any] = {}
 #: User objects by ``"Package>name"``.
 _CUSTOM_OBJECTS: dict[str, Any] = {}
-_LIBRARY_LOADED = False
 
 
 class RefusedObjectError(SerializationError):
@@ -152,17 +155,6 @@ def register_library_objects(*objects: Any) -> None:
         _LIBRARY_OBJECTS[name] = obj
 
 
-def _ensure_library_registered() -> None:
-    """Import the library once, so every family has registered its table."""
-    global _LIBRARY_LOADED
-    if _LIBRARY_LOADED:
-        return
-    _LIBRARY_LOADED = True
-    from optimizer_core.saving import library
-
-    library.register_library()
-
-
 def get_registered_name(obj: Any) -> str:
     """The name an object is saved under: its registered name, else module.qualname."""
     registered = getattr(obj, "_registered_name", None)
@@ -205,7 +197,6 @@ def lookup_registered(name: str) -> Any:
     """The object registered under exactly `name`, or None. Never imports anything."""
     if not isinstance(name, str):
         return None
-    _ensure_library_registered()
     if name in _CUSTOM_OBJECTS:
         return _CUSTOM_OBJECTS[name]
     found = _LIBRARY_OBJECTS.get(name)
@@ -413,8 +404,6 @@ def deserialize_object(
     except SerializationError as error:
         # A nested object (a Generator's language model) that could not be rebuilt:
         # placed in this one's config when its dict is there, else on this object.
-        from optimizer_core.saving.document_check import place_error
-
         place_error(error, config)
         error.config = config
         raise
