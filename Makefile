@@ -31,9 +31,11 @@ demo: $(STAMP)
 
 test: $(STAMP) lint typecheck frontend-check browser unit
 
+# Also fails on an import cycle in optimizer_core or studio (imports inside functions count).
 lint: $(STAMP)
 	$(BIN)/ruff check optimizer_core studio tests bench scripts manage.py
 	$(BIN)/ruff format --check optimizer_core studio tests bench scripts manage.py
+	$(BIN)/python scripts/check_import_cycles.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
