@@ -82,10 +82,13 @@ class OMEGA(RandomFewShot):
     trainable fields; embeddings are cached, so each value is embedded once.
     `algorithm="ga"` keeps the `population_size` best by reward.
 
-    Observers get two events through callbacks' ``on_optimizer_event``:
-    ``"candidate"`` after each scored proposal (with its parents and
-    operation) and ``"population"`` after each competition (every candidate
-    with its ``score`` and ``kept`` flag).
+    Observers get the base optimizer's events through callbacks'
+    ``on_optimizer_event`` (see `optimizer_core.optimizers.optimizer`):
+    ``"candidate"`` after each scored proposal (with its parents, operation and
+    the rows it was scored on) and ``"population"`` after each competition
+    (every candidate with its ``score`` and ``kept`` flag), plus
+    ``"proposal_skipped"``; `optimizer_core.optimizers.lineage` rebuilds each
+    variable's DAG of candidates from them.
 
     The optimizer reads the program's description from ``optimizer.program``
     when the trainer sets it.

@@ -13,6 +13,19 @@ A training step, as the trainer drives it:
 3. at each epoch end `on_epoch_end` trims the populations (OMEGA overrides it
    with Dominated Novelty Search).
 
+Observers get the optimizer's events through callbacks' ``on_optimizer_event``,
+enough to rebuild every variable's lineage (a DAG: a crossover has two parents):
+
+- ``"initial"`` ``{variable, candidate}``: the seed of a population (its root);
+- ``"batch_scored"`` ``{candidates: {variable: id}, rows, rewards}``: the rows of a
+  training batch and each one's reward, with the candidate each variable used;
+- ``"candidate"`` ``{variable, candidate, rows, rewards, merged_into}``: a scored
+  proposal; ``rows`` and ``rewards`` are its minibatch's (when the trainer gives
+  them), ``merged_into`` the id of an identical candidate it was merged into;
+- ``"population"`` ``{variable, epoch, population, kept, dropped}``: a competition.
+
+Rows are positions in `fit`'s data: the training rows, then the validation rows.
+
 A candidate is a JSON dict::
 
     {"id": "generator/state#3", "value": {trainable fields}, "reward": 0.62,
@@ -28,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import json
 import math
 import random
@@ -38,8 +52,27 @@ from optimizer_core.datamodels import JsonDict
 from optimizer_core.saving.params import Param
 from optimizer_core.variables import Variable
 
-Evaluate = Callable[[dict[str, JsonDict]], Awaitable[float]]
-"""Score trial values ``{variable name: trainable JSON}`` on a validation minibatch."""
+
+@dataclasses.dataclass(frozen=True)
+class MinibatchScore:
+    """A trial's mean reward on a minibatch, with the rows it was scored on.
+
+    Args:
+        reward: the mean reward.
+        rows: the rows' positions in `fit`'s data (training rows, then validation rows).
+        rewards: each row's reward, in the order of `rows`.
+    """
+
+    reward: float
+    rows: tuple[int, ...] = ()
+    rewards: tuple[float, ...] = ()
+
+
+Evaluate = Callable[[dict[str, JsonDict]], Awaitable[float | MinibatchScore]]
+"""Score trial values ``{variable name: trainable JSON}`` on a validation minibatch.
+
+It returns the mean reward, or a `MinibatchScore` that also names the rows.
+"""
 
 MAX_PREDICTIONS = 512
 
@@ -92,6 +125,7 @@ class Optimizer:
             if not variable.get("best_candidates"):
                 seed = self.new_candidate(variable, variable.get_trainable_json(), operation="init")
                 variable.update({"best_candidates": [seed], "current_candidate": seed["id"]})
+                await self.emit("initial", {"variable": variable.name, "candidate": seed})
         self.built = True
 
     async def on_epoch_begin(self, epoch: int, trainable_variables: Sequence[Variable]) -> None:
@@ -107,7 +141,13 @@ class Optimizer:
             variable.update({"best_candidates": population[: self.population_size]})
             await self.emit(
                 "population",
-                {"variable": variable.name, "epoch": epoch, "population": population},
+                {
+                    "variable": variable.name,
+                    "epoch": epoch,
+                    "population": population,
+                    "kept": [c["id"] for c in population[: self.population_size]],
+                    "dropped": [c["id"] for c in population[self.population_size :]],
+                },
             )
         self.epochs = epoch + 1
 
@@ -121,6 +161,7 @@ class Optimizer:
         batch_reward: float,
         evaluate: Evaluate,
         batch_candidates: Mapping[str, str | None] | None = None,
+        batch_rows: Sequence[tuple[int, float]] | None = None,
     ) -> None:
         """Credit the batch, propose, score and keep candidates, write the best ones.
 
@@ -132,23 +173,45 @@ class Optimizer:
             batch_candidates: the candidate id each variable used for that batch
                 (default: each variable's current candidate); the batch reward is
                 credited to them.
+            batch_rows: each row of that batch as ``(row, reward)`` (default None);
+                given, it is reported in a ``"batch_scored"`` event.
         """
+        used_by: dict[str, str] = {}
         for variable in trainable_variables:
             used = (batch_candidates or {}).get(variable.name, variable.get("current_candidate"))
+            if used is not None:
+                used_by[variable.name] = used
             for candidate in variable.get("best_candidates") or []:
                 if candidate["id"] == used:
                     credit(candidate, batch_reward)
+        if batch_rows and used_by:
+            await self.emit(
+                "batch_scored",
+                {
+                    "candidates": used_by,
+                    "rows": [int(row) for row, _ in batch_rows],
+                    "rewards": [float(reward) for _, reward in batch_rows],
+                },
+            )
         proposals = await self.propose_candidates(step, list(trainable_variables))
-        rewards = await asyncio.gather(
+        scores = await asyncio.gather(
             *(evaluate({variable.name: value}) for variable, value, _, _ in proposals)
         )
-        for (variable, value, parents, operation), reward in zip(proposals, rewards, strict=True):
+        for (variable, value, parents, operation), score in zip(proposals, scores, strict=True):
+            if not isinstance(score, MinibatchScore):
+                score = MinibatchScore(float(score))
             candidate = self.new_candidate(
                 variable, value, parents=parents, operation=operation, step=step
             )
-            credit(candidate, reward)
-            self.add_to_population(variable, candidate)
-            await self.emit("candidate", {"variable": variable.name, "candidate": candidate})
+            credit(candidate, score.reward)
+            holder = self.add_to_population(variable, candidate)
+            payload: JsonDict = {"variable": variable.name, "candidate": candidate}
+            if score.rows:
+                payload["rows"] = list(score.rows)
+                payload["rewards"] = list(score.rewards)
+            if holder is not candidate:
+                payload["merged_into"] = holder["id"]
+            await self.emit("candidate", payload)
         for variable in trainable_variables:
             self.write_best(variable)
         self.iterations += 1
@@ -192,14 +255,19 @@ class Optimizer:
                 return found
         return None
 
-    def add_to_population(self, variable: Variable, candidate: JsonDict) -> None:
-        """Add a scored candidate; an identical value merges into its twin's estimate."""
+    def add_to_population(self, variable: Variable, candidate: JsonDict) -> JsonDict:
+        """Add a scored candidate; an identical value merges into its twin's estimate.
+
+        Returns the population member that now holds it: itself, or its twin.
+        """
         population: list[JsonDict] = variable.get("best_candidates") or []
         key = value_key(candidate["value"])
+        holder = candidate
         for existing in population:
             if value_key(existing["value"]) == key:
                 for _ in range(candidate["nb_evaluations"]):
                     credit(existing, candidate["reward"])
+                holder = existing
                 break
         else:
             population.append(candidate)
@@ -207,6 +275,7 @@ class Optimizer:
         proposed: list[JsonDict] = variable.get("candidates") or []
         proposed.append(candidate)
         variable.update({"candidates": proposed})
+        return holder
 
     def write_best(self, variable: Variable) -> None:
         population = variable.get("best_candidates") or []

@@ -28,7 +28,7 @@ from optimizer_core.exceptions import (
 from optimizer_core.metrics import Metric
 from optimizer_core.modules.module import OVERRIDES, TRACE, Module
 from optimizer_core.optimizers import Optimizer
-from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS
+from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS, MinibatchScore
 from optimizer_core.programs.results import EvaluatedExample, Evaluation
 from optimizer_core.rewards import Reward
 from optimizer_core.saving.object_registry import serialize_object
@@ -294,21 +294,29 @@ class Trainer:
                         self._record_predictions(results, yb)
                         batch_reward = _mean([r.reward for r in results])
                         batch_rewards.append(batch_reward)
+                        # Rows are named by their position: training rows, then validation rows.
                         if has_val:
                             pool_x, pool_y = x_val, y_val
+                            pool_rows = [len(x_train) + i for i in range(len(x_val))]
                         else:
                             # Without validation rows, score candidates on rows outside the batch.
                             in_batch = set(index)
-                            rest = [i for i in order if i not in in_batch]
-                            pool_x = [x_train[i] for i in rest] or xb
-                            pool_y = [y_train[i] for i in rest] or yb
+                            rest = [i for i in order if i not in in_batch] or index
+                            pool_x = [x_train[i] for i in rest]
+                            pool_y = [y_train[i] for i in rest]
+                            pool_rows = rest
                         pending = asyncio.ensure_future(
                             optimizer.train_step(
                                 step + epoch * steps,
                                 trainable,
                                 batch_reward=batch_reward,
-                                evaluate=self._minibatch_evaluator(pool_x, pool_y, batch_size, rng),
+                                evaluate=self._minibatch_evaluator(
+                                    pool_x, pool_y, batch_size, rng, rows=pool_rows
+                                ),
                                 batch_candidates=used,
+                                batch_rows=[
+                                    (row, r.reward) for row, r in zip(index, results, strict=True)
+                                ],
                             )
                         )
                         train_logs = {"reward": _mean(batch_rewards), **self._metric_results()}
@@ -640,11 +648,22 @@ class Trainer:
                 )
 
     def _minibatch_evaluator(
-        self, pool_x: list[Any], pool_y: list[Any], size: int, rng: random.Random
+        self,
+        pool_x: list[Any],
+        pool_y: list[Any],
+        size: int,
+        rng: random.Random,
+        *,
+        rows: Sequence[int] | None = None,
     ) -> Any:
-        program = self._self()
+        """Scores trial values on ``size`` rows drawn from the pool.
 
-        async def evaluate(trial: dict[str, JsonDict]) -> float:
+        ``rows`` names each pool row in the `MinibatchScore` (default: its position).
+        """
+        program = self._self()
+        names = list(range(len(pool_x))) if rows is None else list(rows)
+
+        async def evaluate(trial: dict[str, JsonDict]) -> MinibatchScore:
             picks = rng.sample(range(len(pool_x)), min(size, len(pool_x)))
             # The trial values reach only this minibatch's tasks: the variables
             # themselves are never changed, so batches predicted meanwhile are unaffected.
@@ -657,7 +676,10 @@ class Trainer:
                 training=False,
                 overrides=overrides,
             )
-            return _mean([r.reward for r in results])
+            rewards = tuple(float(r.reward) for r in results)
+            return MinibatchScore(
+                _mean(rewards), rows=tuple(names[i] for i in picks), rewards=rewards
+            )
 
         return evaluate
 
