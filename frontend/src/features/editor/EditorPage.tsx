@@ -15,9 +15,9 @@ import styles from './components/editor.module.css';
 import { useDraftAutosave } from './hooks/useDraftAutosave';
 import { useEditorCommands } from './hooks/useEditorCommands';
 import { useKeyboardShortcuts } from './hooks/useKeyboardShortcuts';
+import { useLibrarySync } from './hooks/useLibrarySync';
 import { useProgramServer } from './hooks/useProgramServer';
 import { clearDrafts, isDirty, offerDraft, persistDraft, useDrafts } from './store/drafts';
-import { saveLibrary } from './store/library';
 import { useEditorStore } from './store/editorStore';
 import { useServerProgram } from './store/serverProgram';
 import { TryPanel } from './try/TryPanel';
@@ -35,13 +35,7 @@ function Editor({ routeProgramId }: { routeProgramId: number | null }) {
   const offer = useDrafts((s) => s.offer);
   // undefined: closed; null: open on a new model; a name: open on that model.
   const [designer, setDesigner] = useState<string | null | undefined>(undefined);
-  useEffect(
-    () =>
-      useEditorStore.subscribe((state, previous) => {
-        if (state.dataModels !== previous.dataModels) saveLibrary(state.dataModels);
-      }),
-    [],
-  );
+  useLibrarySync();
   // /editor/<id> opens that program's latest version, once per id, and offers a draft of
   // it kept in this browser when one is newer; /editor offers a kept never-saved program.
   const opened = useRef<number | null>(null);

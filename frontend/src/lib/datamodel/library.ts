@@ -1,7 +1,11 @@
 /**
- * The data model library lives in the browser until the API stores it: models drawn once
- * in the editor are offered in every program opened here, and to the dataset upload.
+ * The data model library lives in the account (/api/data-models/): models drawn once in
+ * the editor are offered in every program, and to the dataset upload. Before the API
+ * stored it, the browser kept it under this key; the editor moves such a copy into the
+ * account once (`loadLibrary`, then `clearLibrary`).
  */
+import type { StoredDataModel } from '@/lib/api/ops/dataModelsList';
+
 export type LibraryModel = { name: string; class: string; schema: Record<string, unknown> };
 
 const KEY = 'studio.editor.dataModels.v1';
@@ -17,10 +21,28 @@ export function loadLibrary<T extends LibraryModel = LibraryModel>(): T[] | null
   }
 }
 
-export function saveLibrary(models: LibraryModel[]): void {
+/** Forget the browser's copy once the account holds it. */
+export function clearLibrary(): void {
   try {
-    globalThis.localStorage?.setItem(KEY, JSON.stringify(models));
+    globalThis.localStorage?.removeItem(KEY);
   } catch {
-    // A full or disabled storage only loses the convenience, not the program.
+    // Nothing to forget where storage is disabled.
   }
+}
+
+/**
+ * The library to offer: the account's models, then any this browser still keeps under
+ * other names (before the editor has moved them into the account). Without the account's
+ * (not arrived, or unreachable), the browser's copy alone.
+ */
+export function libraryModels(stored: StoredDataModel[] | undefined): LibraryModel[] {
+  const models: LibraryModel[] = (stored ?? []).map((row) => ({
+    name: row.name,
+    class: row.class_path ?? '',
+    schema: row.schema as Record<string, unknown>,
+  }));
+  for (const kept of loadLibrary() ?? []) {
+    if (!models.some((m) => m.name === kept.name)) models.push(kept);
+  }
+  return models;
 }

@@ -1,7 +1,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mockFetch } from '@/test/fetchMock';
 import { UploadForm } from './UploadForm';
 
 function renderForm() {
@@ -12,6 +13,11 @@ function renderForm() {
     </QueryClientProvider>,
   );
 }
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  localStorage.clear();
+});
 
 describe('UploadForm', () => {
   it('previews the first rows through the mapping before anything is sent', async () => {
@@ -51,5 +57,59 @@ describe('UploadForm', () => {
     expect(screen.getByText('From 0 (no test split) to 0.99.')).toBeInTheDocument();
     expect(fraction).toHaveAttribute('aria-invalid', 'true');
     expect(screen.getByRole('button', { name: 'Upload' })).toBeDisabled();
+  });
+
+  it("offers the account's data models, then any this browser still keeps", async () => {
+    const schema = (title: string, field: string) => ({
+      type: 'object',
+      title,
+      properties: { [field]: { type: 'string', title: field } },
+      required: [field],
+    });
+    localStorage.setItem(
+      'studio.editor.dataModels.v1',
+      JSON.stringify([{ name: 'Kept', class: 'studio_editor.Kept', schema: schema('Kept', 'k') }]),
+    );
+    mockFetch({
+      'GET /api/data-models/': [
+        200,
+        [
+          {
+            id: 1,
+            name: 'Question',
+            class_path: '',
+            schema: schema('Question', 'question'),
+            created_at: '',
+            updated_at: '',
+          },
+          {
+            id: 2,
+            name: 'Reply',
+            class_path: '',
+            schema: schema('Reply', 'reply'),
+            created_at: '',
+            updated_at: '',
+          },
+        ],
+      ],
+    });
+    const user = userEvent.setup();
+    renderForm();
+    // The pickers start over once the library has arrived.
+    await screen.findAllByRole('option', { name: 'Question (question)' });
+    const input = screen.getByLabelText('Input model');
+    expect(
+      within(input)
+        .getAllByRole('option')
+        .map((o) => o.textContent),
+    ).toEqual(['Question (question)', 'Reply (reply)', 'Kept (k)', 'Type a schema…']);
+    expect(screen.getByLabelText('Output model')).toHaveValue('Reply');
+    // The mapping follows the chosen models.
+    await user.upload(
+      screen.getByLabelText('Dataset file'),
+      new File(['question,reply\nq,r\n'], 'rows.csv'),
+    );
+    expect(await screen.findByLabelText('question')).toHaveValue('question');
+    expect(screen.getByLabelText('reply')).toHaveValue('reply');
   });
 });

@@ -1,6 +1,7 @@
 import { useId, useMemo, useState } from 'react';
 import { FormField } from '@/lib/components/FormField';
-import { loadLibrary, type LibraryModel } from '@/lib/datamodel/library';
+import { useDataModels } from '@/lib/api/ops/dataModelsList';
+import { libraryModels } from '@/lib/datamodel/library';
 import { useUploadDataset } from '../api/datasetsCreate';
 import { defaultMapping, fileColumns, schemaFields } from '../model/columns';
 import { mapRows, readHead } from '../model/uploadPreview';
@@ -29,7 +30,10 @@ const HEAD_BYTES = 64 * 1024;
 /** Drag-and-drop upload with the input / output models and the column of each field. */
 export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => void }) {
   const upload = useUploadDataset();
-  const models = useMemo<LibraryModel[]>(() => loadLibrary() ?? [], []);
+  // The account's library (a copy this browser kept before, until the editor moves it).
+  const library = useDataModels();
+  const models = useMemo(() => libraryModels(library.data), [library.data]);
+  const modelNames = models.map((m) => m.name).join('\u0000');
   const [file, setFile] = useState<File | null>(null);
   const [columns, setColumns] = useState<string[]>([]);
   const [head, setHead] = useState<{ text: string; complete: boolean } | null>(null);
@@ -37,10 +41,22 @@ export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => 
   const [splitSeed, setSplitSeed] = useState('0');
   const [keepValidRows, setKeepValidRows] = useState(false);
   const [name, setName] = useState('');
-  const [inputSchema, setInputSchema] = useState<unknown>(models[0]?.schema ?? EXAMPLE_INPUT);
-  const [outputSchema, setOutputSchema] = useState<unknown>(
-    models[1]?.schema ?? models[0]?.schema ?? EXAMPLE_OUTPUT,
-  );
+  // undefined: not chosen yet, so the library's first models (null: a typed schema that
+  // does not parse). The library may arrive after the form: the pickers start over then.
+  const [chosenInput, setInputSchema] = useState<unknown>(undefined);
+  const [chosenOutput, setOutputSchema] = useState<unknown>(undefined);
+  const [pickersFor, setPickersFor] = useState(modelNames);
+  if (pickersFor !== modelNames) {
+    setPickersFor(modelNames);
+    setInputSchema(undefined);
+    setOutputSchema(undefined);
+  }
+  const inputSchema =
+    chosenInput === undefined ? (models[0]?.schema ?? EXAMPLE_INPUT) : chosenInput;
+  const outputSchema =
+    chosenOutput === undefined
+      ? (models[1]?.schema ?? models[0]?.schema ?? EXAMPLE_OUTPUT)
+      : chosenOutput;
   // Only what the user chose; every other field defaults to the column of its own name.
   const [overrides, setOverrides] = useState<Record<string, string>>({});
   const [over, setOver] = useState(false);
@@ -155,12 +171,14 @@ export function UploadForm({ onUploaded }: { onUploaded: (datasetId: number) => 
         )}
       </FormField>
       <SchemaPicker
+        key={`input-${modelNames}`}
         label="Input model"
         models={models}
         example={EXAMPLE_INPUT}
         onChange={(schema) => setInputSchema(schema)}
       />
       <SchemaPicker
+        key={`output-${modelNames}`}
         label="Output model"
         models={models.length > 1 ? [models[1]!, ...models.filter((_, i) => i !== 1)] : models}
         example={EXAMPLE_OUTPUT}

@@ -17,7 +17,8 @@ import { jsonEqual } from '@/lib/json';
 import type { Action, EditorDocumentState } from '../actions/types';
 import { STARTER_MODELS, starterGraph } from '../model/defaults';
 import { emptyGraph, type ProgramNode } from '../model/graph';
-import { loadLibrary } from './library';
+import { loadLibrary } from '@/lib/datamodel/library';
+import type { SavedDataModel } from '../model/document';
 
 export type Notice = { tone: 'error' | 'info'; text: string; at: number };
 
@@ -125,9 +126,11 @@ export function createEditorStore(initial?: Partial<EditorDocumentState>) {
 
 export type EditorStoreApi = ReturnType<typeof createEditorStore>;
 
+// A copy this browser kept before the account stored the library shows until the
+// account's arrives (store/librarySync).
 export const useEditorStore = createEditorStore({
   ...starterGraph(),
-  dataModels: loadLibrary() ?? STARTER_MODELS,
+  dataModels: loadLibrary<SavedDataModel>() ?? STARTER_MODELS,
 });
 
 export function undo(store: EditorStoreApi = useEditorStore): void {

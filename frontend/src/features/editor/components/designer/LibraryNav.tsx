@@ -1,5 +1,26 @@
 import type { SavedDataModel } from '../../model/document';
+import { useLibraryStatus } from '../../store/librarySync';
 import styles from '../designer.module.css';
+
+const STATUS_TEXT = {
+  loading: 'Loading your library…',
+  saving: 'Saving to your account…',
+  saved: 'Kept in your account',
+  offline: 'Not kept in your account',
+};
+
+/** Where the library is kept: in the account, or (on a failure) in this page only. */
+function LibraryStatusNote() {
+  const { state, error } = useLibraryStatus();
+  return (
+    <p
+      className={`${styles.libraryStatus} ${state === 'offline' ? 'field-error' : 'field-hint'}`}
+      role="status"
+    >
+      {error ? `${STATUS_TEXT[state]}: ${error}` : STATUS_TEXT[state]}
+    </p>
+  );
+}
 
 /** The library's models, the one open marked; and a new one. */
 export function LibraryNav({
@@ -31,6 +52,7 @@ export function LibraryNav({
       <button type="button" className="btn btn-small" onClick={() => onOpen(null)}>
         + New model
       </button>
+      <LibraryStatusNote />
     </nav>
   );
 }
