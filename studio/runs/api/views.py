@@ -20,6 +20,7 @@ from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
 from studio.providers.models import Provider
 from studio.runs import services
+from studio.runs.api.lineage_serializers import LineageSerializer
 from studio.runs.api.serializers import (
     CatalogueSerializer,
     CheckpointSerializer,
@@ -31,6 +32,7 @@ from studio.runs.api.serializers import (
     RunEventSerializer,
     RunSerializer,
 )
+from studio.runs.candidate_lineage import run_lineage
 from studio.runs.catalogue import run_catalogue
 from studio.runs.compare import compare_runs
 from studio.runs.models import Run
@@ -228,6 +230,12 @@ class RunViewSet(
             for item in data:
                 item.pop("document", None)
         return Response(data)
+
+    @extend_schema(operation_id="runs_lineage", responses={200: LineageSerializer})
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def lineage(self, request: Request, pk: str | None = None) -> Response:
+        """How the optimizer got there: each variable's candidates, parents and rows."""
+        return Response(LineageSerializer(run_lineage(self.get_object())).data)
 
     @extend_schema(
         operation_id="runs_compare",
