@@ -845,6 +845,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/lineage/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description How the optimizer got there: each variable's candidates, parents and rows. */
+        get: operations["runs_lineage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/compare/": {
         parameters: {
             query?: never;
@@ -1249,6 +1266,67 @@ export interface components {
          * @enum {string}
          */
         KindEnum: "language" | "embedding";
+        Lineage: {
+            run: number;
+            optimizer: string | null;
+            variables: components["schemas"]["VariableLineage"][];
+            /** @description the rows named by a comparison (at most 500), for their text */
+            rows: components["schemas"]["LineageRow"][];
+        };
+        LineageEdge: {
+            id: string;
+            /** @description the parent */
+            source: string;
+            /** @description the child */
+            target: string;
+            /** @description one of a crossover's two parent edges */
+            crossover: boolean;
+        };
+        LineageNode: {
+            /** @description the candidate's id, `<variable>#<n>` */
+            id: string;
+            /** @description two: a crossover */
+            parents: string[];
+            /** @description init, few_shot, mutation, crossover (the optimizer's words); unknown for a candidate named only as a parent */
+            operation: string;
+            epoch: number | null;
+            step: number | null;
+            /**
+             * Format: double
+             * @description its mean reward, last known
+             */
+            reward: number | null;
+            nb_evaluations: number;
+            /**
+             * Format: double
+             * @description its DNS score at the last competition it was in (OMEGA)
+             */
+            score: number | null;
+            /** @description its trainable fields */
+            value: {
+                [key: string]: unknown;
+            } | null;
+            /** @description in the population at the end (survived) */
+            in_population: boolean;
+            /** @description the candidate training ended with */
+            best: boolean;
+            /** @description the epoch whose competition dropped it */
+            dropped_at: number | null;
+            /** @description an identical candidate its evaluations were added to */
+            merged_into: string | null;
+            /** @description training rows it has a reward on */
+            rows_scored: number;
+            /** @description against each parent */
+            comparisons: components["schemas"]["ParentComparison"][];
+        };
+        LineageRow: {
+            /** @description the row's position in the training split */
+            index: number;
+            /** @description the input, as JSON text (cut when long) */
+            input: string;
+            /** @description the expected output, as JSON text (cut when long) */
+            expected: string;
+        };
         LoginRequest: {
             username: string;
             password: string;
@@ -1370,6 +1448,17 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Run"][];
+        };
+        ParentComparison: {
+            parent: string;
+            /** @description rows both were scored on */
+            shared: number;
+            /** @description shared rows with equal rewards */
+            tied: number;
+            /** @description shared rows where the candidate did better */
+            won: components["schemas"]["RowOutcome"][];
+            /** @description shared rows where it did worse */
+            lost: components["schemas"]["RowOutcome"][];
         };
         PatchedDatasetUpdateRequest: {
             name?: string;
@@ -1527,6 +1616,20 @@ export interface components {
             message: string;
             /** @description the row's text in the file, truncated (when known) */
             raw?: string;
+        };
+        RowOutcome: {
+            /** @description the row's position in the training split */
+            row: number;
+            /**
+             * Format: double
+             * @description the candidate's (mean) reward on the row
+             */
+            reward: number;
+            /**
+             * Format: double
+             * @description the parent's (mean) reward on the row
+             */
+            parent_reward: number;
         };
         Run: {
             readonly id: number;
@@ -1811,6 +1914,13 @@ export interface components {
         ValidationResult: {
             valid: boolean;
             errors: components["schemas"]["FieldError"][];
+        };
+        VariableLineage: {
+            name: string;
+            /** @description the candidate training ended with */
+            best: string | null;
+            nodes: components["schemas"]["LineageNode"][];
+            edges: components["schemas"]["LineageEdge"][];
         };
         VersionCreateRequest: {
             /** @description optimizer_core.Program.to_json() */
@@ -3666,6 +3776,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Run"];
+                };
+            };
+        };
+    };
+    runs_lineage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lineage"];
                 };
             };
         };
