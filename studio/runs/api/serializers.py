@@ -15,6 +15,7 @@ from studio.providers.models import Provider
 from studio.runs.config import SUPPLIED_NEEDS
 from studio.runs.lineage import inherited_epochs
 from studio.runs.models import Checkpoint, Run, RunEvent
+from studio.runs.naming import optimizer_name
 
 
 class OwnedPrimaryKeyField(serializers.PrimaryKeyRelatedField):
@@ -32,14 +33,6 @@ class OwnedPrimaryKeyField(serializers.PrimaryKeyRelatedField):
         return queryset.filter(**{self.owner_path: request.user})
 
 
-def optimizer_name(compile_config: Any) -> str | None:
-    """The optimizer a compile config names (``"omega"`` or ``{"name": "omega", ...}``)."""
-    value = compile_config.get("optimizer") if isinstance(compile_config, dict) else None
-    if isinstance(value, dict):
-        value = value.get("name")
-    return value if isinstance(value, str) and value else None
-
-
 class RunSerializer(serializers.ModelSerializer):
     program = serializers.IntegerField(source="program_version.program_id", read_only=True)
     # Names beside the ids, for the runs table (what MLflow shows as params).
@@ -47,7 +40,8 @@ class RunSerializer(serializers.ModelSerializer):
     version_number = serializers.IntegerField(source="program_version.number", read_only=True)
     dataset_name = serializers.CharField(source="dataset.name", read_only=True)
     optimizer = serializers.SerializerMethodField(
-        help_text="the optimizer's name in `compile_config` (null when it names none)"
+        help_text="the optimizer `compile_config` names, as the catalogue names it "
+        "(null when it names none)"
     )
 
     class Meta:

@@ -36,6 +36,7 @@ from studio.runs.candidate_lineage import run_lineage
 from studio.runs.catalogue import run_catalogue
 from studio.runs.compare import compare_runs
 from studio.runs.models import Run
+from studio.runs.naming import optimizer_spellings
 
 EVENTS_PAGE_DEFAULT = 500
 EVENTS_PAGE_MAX = 5000
@@ -80,7 +81,7 @@ class RunFilter(django_filters.FilterSet):
     optimizer = django_filters.CharFilter(
         method="filter_optimizer",
         max_length=200,
-        help_text="the optimizer named in compile_config (any case)",
+        help_text="the optimizer named in compile_config, in any spelling the engine takes",
     )
 
     class Meta:
@@ -88,11 +89,13 @@ class RunFilter(django_filters.FilterSet):
         fields = ["state", "program_version", "dataset", "provider", "program", "parent"]
 
     def filter_optimizer(self, queryset: QuerySet[Run], name: str, value: str) -> QuerySet[Run]:
-        # compile_config.optimizer is a name, or {"name": ..., "params": ...}.
-        return queryset.filter(
-            Q(compile_config__optimizer__name__iexact=value)
-            | Q(compile_config__optimizer__iexact=value)
-        )
+        # compile_config.optimizer is a name, or {"name": ..., "params": ...}, in any of the
+        # spellings the engine's lookup takes ("omega", "OMEGA").
+        matches = Q()
+        for spelling in optimizer_spellings(value):
+            matches |= Q(compile_config__optimizer__name__iexact=spelling)
+            matches |= Q(compile_config__optimizer__iexact=spelling)
+        return queryset.filter(matches)
 
 
 def _int_param(request: Request, name: str, default: int, *, low: int, high: int) -> int:

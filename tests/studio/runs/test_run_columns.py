@@ -50,16 +50,21 @@ def test_each_run_names_its_program_dataset_and_optimizer(api, runs):
     omega = rows[runs["omega"].pk]
     assert omega["program_name"] == "Capitals" and omega["version_number"] == 1
     assert omega["dataset_name"] == "more capitals"
-    assert omega["optimizer"] == "omega"
+    # As the catalogue names them, whatever spelling the config used.
+    assert omega["optimizer"] == "OMEGA"
     assert rows[runs["named"].pk]["optimizer"] == "OMEGA"
-    assert rows[runs["few_shot"].pk]["optimizer"] == "random_few_shot"
+    assert rows[runs["few_shot"].pk]["optimizer"] == "RandomFewShot"
     detail = api.get(f"/api/runs/{runs['omega'].pk}/").json()
-    assert detail["program_name"] == "Capitals" and detail["optimizer"] == "omega"
+    assert detail["program_name"] == "Capitals" and detail["optimizer"] == "OMEGA"
 
 
 def test_filter_on_optimizer_program_and_dataset(api, runs):
-    assert _ids(api, "optimizer=omega") == {runs["omega"].pk, runs["named"].pk}
-    assert _ids(api, "optimizer=Random_Few_Shot") == {runs["few_shot"].pk}
+    both = {runs["omega"].pk, runs["named"].pk}
+    assert _ids(api, "optimizer=omega") == both
+    assert _ids(api, "optimizer=OMEGA") == both
+    # The catalogue's name finds runs configured with the snake_case one, and back.
+    assert _ids(api, "optimizer=RandomFewShot") == {runs["few_shot"].pk}
+    assert _ids(api, "optimizer=random_few_shot") == {runs["few_shot"].pk}
     assert _ids(api, "optimizer=nothing") == set()
     capitals = runs["omega"].program_version.program_id
     assert _ids(api, f"program={capitals}") == {runs["few_shot"].pk, runs["omega"].pk}
@@ -75,6 +80,12 @@ def test_filters_stay_within_the_owners_runs(api, other_api, other_user, runs):
     # Another user's dataset is no valid choice (400), as a missing one.
     assert other_api.get(f"/api/runs/?dataset={runs['omega'].dataset_id}").status_code == 400
     assert _ids(other_api, f"program={runs['omega'].program_version.program_id}") == set()
+
+
+def test_an_unknown_optimizer_name_is_shown_as_it_is(api, user):
+    run = _run(user, make_version(user), make_dataset(user), {"name": "my.package.Optimizer"})
+    assert api.get(f"/api/runs/{run.pk}/").json()["optimizer"] == "my.package.Optimizer"
+    assert _ids(api, "optimizer=my.package.Optimizer") == {run.pk}
 
 
 def test_the_list_costs_a_fixed_number_of_queries(api, runs, django_assert_max_num_queries):

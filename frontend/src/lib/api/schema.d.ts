@@ -1641,7 +1641,7 @@ export interface components {
             readonly dataset: number;
             readonly dataset_name: string;
             readonly provider: number | null;
-            /** @description the optimizer's name in `compile_config` (null when it names none) */
+            /** @description the optimizer `compile_config` names, as the catalogue names it (null when it names none) */
             readonly optimizer: string | null;
             /** @description reward, metrics, optimizer and their parameters */
             readonly compile_config: unknown;
@@ -1691,7 +1691,7 @@ export interface components {
             readonly dataset: number;
             readonly dataset_name: string;
             readonly provider: number | null;
-            /** @description the optimizer's name in `compile_config` (null when it names none) */
+            /** @description the optimizer `compile_config` names, as the catalogue names it (null when it names none) */
             readonly optimizer: string | null;
             /** @description reward, metrics, optimizer and their parameters */
             readonly compile_config: unknown;
@@ -3592,7 +3592,7 @@ export interface operations {
                 created_after?: string;
                 created_before?: string;
                 dataset?: number;
-                /** @description the optimizer named in compile_config (any case) */
+                /** @description the optimizer named in compile_config, in any spelling the engine takes */
                 optimizer?: string;
                 /** @description Which field to use when ordering the results. */
                 ordering?: string;
