@@ -84,12 +84,20 @@ describe('NewRunPage', () => {
     const user = userEvent.setup();
     const calls = mockFetch({ ...ROUTES, 'POST /api/runs/': [201, { id: 9 }] });
     renderPage();
-    expect(await screen.findByRole('option', { name: 'v2 — better' })).toBeInTheDocument();
-    expect(await screen.findByRole('option', { name: 'capitals (40 rows)' })).toBeInTheDocument();
+    // By text, not role: a role query over the whole form is slow enough to time out on a
+    // loaded machine.
+    expect(await screen.findByText('v2 — better', { selector: 'option' })).toBeInTheDocument();
+    expect(
+      await screen.findByText('capitals (40 rows)', { selector: 'option' }),
+    ).toBeInTheDocument();
     expect(screen.getByLabelText('Provider', { selector: 'select' })).toHaveTextContent(
       'local (openai/scripted)',
     );
     expect(await screen.findByTestId('estimate-total')).toHaveTextContent('≈');
+    // 40 rows, a quarter for testing: what 10 test rows can tell, and what 0.05 needs.
+    expect(screen.getByTestId('estimate-detectable')).toHaveTextContent(
+      'With 10 test rows, only a gain of about 0.44 would be detectable; about 785 rows are needed to see a gain of 0.05.',
+    );
 
     await user.type(screen.getByLabelText('Run name'), 'first');
     expect(screen.getByLabelText('Reward')).toHaveDisplayValue('Exact match');
@@ -155,6 +163,7 @@ describe('NewRunPage', () => {
         epochs: 3,
         batch_size: 8,
         validation_split: 0,
+        evaluation_temperature: 0,
         evaluations: 1,
         shuffle: true,
       },
