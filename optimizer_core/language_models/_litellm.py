@@ -217,28 +217,20 @@ def map_error(
     return LanguageModelError(message, model=model)
 
 
-def response_cost(response: Any, *, model: str, known_unpriced: set[str]) -> float:
-    """The cost litellm computed for a response, 0.0 where it cannot price the model.
+def response_cost(response: Any) -> float:
+    """The cost litellm computed for a response, 0.0 where it could not price the model.
 
-    Args:
-        response: litellm's ModelResponse or EmbeddingResponse.
-        model: the model name.
-        known_unpriced: models already found unpriced; they are not looked up again
-            (a failed lookup is slow), and ``model`` is added when its lookup fails.
+    litellm prices every response inside ``acompletion`` / ``aembedding`` (it is in
+    ``_hidden_params["response_cost"]``, None for a model its cost map lacks); this
+    reads that figure and never prices a response again (a second lookup of an
+    unpriced model costs as much as the first, and fails the same way).
     """
     hidden = getattr(response, "_hidden_params", None)
     if isinstance(hidden, Mapping):
         cost = hidden.get("response_cost")
         if isinstance(cost, int | float) and not isinstance(cost, bool):
             return float(cost)
-    if model in known_unpriced:
-        return 0.0
-    try:
-        cost = import_litellm().completion_cost(completion_response=response)
-    except Exception:
-        known_unpriced.add(model)
-        return 0.0
-    return float(cost) if isinstance(cost, int | float) else 0.0
+    return 0.0
 
 
 # -- OpenAI embeddings without hidden retries ----------------------------------

@@ -1,13 +1,18 @@
 """What language and embedding models share: retries, concurrency, timeouts, accounting.
 
-A concrete model supplies a transport (one request, no retries); `ModelBase`
-wraps every request in the same path, so the scripted fakes exercise the real
-retry, parsing and accounting code.
+Every request of every model takes one path, `ModelBase._call`, which reads top
+to bottom: build the request, wait for a concurrency slot, send it through the
+transport within the time allowed, turn the response into the answer (the one
+place answers are checked), retry transient errors after a backoff, record one
+`CallRecord`. A concrete model supplies those steps (`_request`, `_transport`,
+`_answer`, and `_adapt` for a request that can be changed to avoid an error); the
+scripted fakes replace only `_transport`, so tests exercise the real path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import math
@@ -15,9 +20,7 @@ import os
 import random
 import re
 import time
-import weakref
-from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from optimizer_core.exceptions import (
     AuthenticationError,
@@ -27,12 +30,10 @@ from optimizer_core.exceptions import (
     RateLimitError,
     ServerError,
 )
+from optimizer_core.language_models.concurrency import ConcurrencyLimit
 from optimizer_core.language_models.usage import CallRecord, Usage
 
 logger = logging.getLogger(__name__)
-
-T = TypeVar("T")
-R = TypeVar("R", bound="Spend")
 
 _PUBLIC_ERRORS: tuple[type[LanguageModelError], ...] = (
     LanguageModelTimeout,
@@ -56,24 +57,6 @@ def _seconds(value: float | None) -> str:
     return f"{value:.2g}" if value < 1 else f"{value:.1f}".removesuffix(".0")
 
 
-class _Budget:
-    """The seconds a call has left: attempts and backoff waits spend it, slot queueing does not.
-
-    Queueing is left out so a large batch behind a slow but healthy provider does
-    not fail calls that never got to send; each attempt is still bounded by `timeout`.
-    """
-
-    def __init__(self, total: float | None) -> None:
-        self.total = total
-        self.spent = 0.0
-
-    def left(self) -> float:
-        return math.inf if self.total is None else self.total - self.spent
-
-    def spend(self, seconds: float) -> None:
-        self.spent += seconds
-
-
 class Spend(Protocol):
     """What one transport attempt reports for accounting."""
 
@@ -85,6 +68,62 @@ class Spend(Protocol):
 
     @property
     def cost(self) -> float: ...
+
+
+AskT = TypeVar("AskT")
+RequestT = TypeVar("RequestT")
+ResponseT = TypeVar("ResponseT", bound=Spend)
+ResultT = TypeVar("ResultT")
+
+
+@dataclasses.dataclass
+class _CallMeter:
+    """One call as it goes: attempts, spend, time queued and with the provider.
+
+    The call's budget (`total_timeout`) is spent by attempts and backoff waits,
+    not by queueing for a slot: a large batch behind a slow but healthy provider
+    does not fail calls that never got to send; each attempt is still bounded by
+    `timeout`.
+    """
+
+    total_timeout: float | None
+    started_at: float = dataclasses.field(default_factory=time.time)
+    clock: float = dataclasses.field(default_factory=time.perf_counter)
+    attempts: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    queue_s: float = 0.0
+    provider_s: float = 0.0
+    backoff_s: float = 0.0
+
+    def time_left(self) -> float:
+        if self.total_timeout is None:
+            return math.inf
+        return self.total_timeout - self.provider_s - self.backoff_s
+
+    def add(self, response: Spend) -> None:
+        """Count what one response cost (each response once, whether its answer is kept)."""
+        self.prompt_tokens += response.prompt_tokens
+        self.completion_tokens += response.completion_tokens
+        self.cost += response.cost
+
+    def record(self, model: str, *, error: str | None = None) -> CallRecord:
+        return CallRecord(
+            model=model,
+            started_at=self.started_at,
+            latency_s=time.perf_counter() - self.clock,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            cost=self.cost,
+            cached=False,
+            ok=error is None,
+            error=error,
+            attempts=self.attempts,
+            queue_ms=1000.0 * self.queue_s,
+            provider_ms=1000.0 * self.provider_s,
+        )
 
 
 def public_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -102,8 +141,14 @@ def public_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     return kept
 
 
-class ModelBase:
+class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
     """Shared machinery of `LanguageModel` and `EmbeddingModel`.
+
+    A subclass supplies the steps of one call (see `_call`): ``_request(ask)``
+    builds the request of one attempt, ``_transport(request)`` sends it (no
+    retries), ``_answer(ask, response)`` turns the response into the answer or
+    raises `InvalidResponseError`, and ``_adapt(request, error)`` may change how
+    later requests are built to avoid an error.
 
     Args:
         model: the litellm model name, ``"provider/name"``.
@@ -121,8 +166,11 @@ class ModelBase:
         backoff_max: the most any backoff waits (default 30). A server's
             Retry-After is always waited for in full, up to max(backoff_max, 60 s);
             a longer one fails the call at once instead of hanging.
-        max_concurrency: requests in flight at once per model instance (default 16 for
-            language models, 8 for embedding models).
+        max_concurrency: the most requests in flight at once per model instance;
+            ``None`` for the class's default for its provider (``default_concurrency``).
+            The bound in force halves on a rate limit and recovers by one per round
+            of successes, never above this (see `concurrency`).
+        default_concurrency: the bound when ``max_concurrency`` is None.
         cache_dir: directory of the on-disk answer cache; ``None`` disables it.
         **litellm_kwargs: passed to litellm on every request.
 
@@ -145,7 +193,8 @@ class ModelBase:
         max_retries: int,
         backoff_base: float,
         backoff_max: float,
-        max_concurrency: int,
+        max_concurrency: int | None,
+        default_concurrency: int,
         cache_dir: str | os.PathLike[str] | None,
         litellm_kwargs: dict[str, Any],
     ) -> None:
@@ -165,8 +214,14 @@ class ModelBase:
             raise ValueError(f"`backoff_base` must be >= 0, got {backoff_base}")
         if backoff_max < 0:
             raise ValueError(f"`backoff_max` must be >= 0, got {backoff_max}")
-        if not isinstance(max_concurrency, int) or max_concurrency < 1:
-            raise ValueError(f"`max_concurrency` must be an int >= 1, got {max_concurrency!r}")
+        if max_concurrency is not None and (
+            isinstance(max_concurrency, bool)
+            or not isinstance(max_concurrency, int)
+            or max_concurrency < 1
+        ):
+            raise ValueError(
+                f"`max_concurrency` must be None or an int >= 1, got {max_concurrency!r}"
+            )
         for reserved in ("model", "messages", "input", "num_retries", "max_retries"):
             if reserved in litellm_kwargs:
                 raise ValueError(
@@ -181,54 +236,29 @@ class ModelBase:
         self.max_retries = max_retries
         self.backoff_base = float(backoff_base)
         self.backoff_max = float(backoff_max)
-        self.max_concurrency = max_concurrency
+        self._configured_concurrency = max_concurrency
+        self.max_concurrency: int = max_concurrency or max(1, default_concurrency)
+        """The most requests in flight: ``max_concurrency``, or the provider's default."""
         self.cache_dir = None if cache_dir is None else os.fspath(cache_dir)
         self.litellm_kwargs = dict(litellm_kwargs)
         self.usage = Usage()
         self.last_error: LanguageModelError | None = None
-        self._semaphores: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, asyncio.Semaphore
-        ] = weakref.WeakKeyDictionary()
+        self._limit = ConcurrencyLimit(self.max_concurrency, usage=self.usage)
 
     @property
     def api_key(self) -> str | None:
         """The configured key (read-only; never part of `get_config` or `repr`)."""
         return self._api_key
 
+    @property
+    def concurrency_bound(self) -> int:
+        """The bound on requests in flight now (``max_concurrency`` until a rate limit)."""
+        return self._limit.bound
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r})"
 
-    # -- concurrency ---------------------------------------------------------
-
-    def _semaphore(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        semaphore = self._semaphores.get(loop)
-        if semaphore is None:
-            semaphore = asyncio.Semaphore(self.max_concurrency)
-            self._semaphores[loop] = semaphore
-        return semaphore
-
-    async def _send_in_slot(self, send: Callable[[], Awaitable[R]], budget: _Budget) -> R:
-        """One request, holding a concurrency slot, bounded by `timeout` and the call's budget."""
-        async with self._semaphore():
-            limit = min(self.timeout, budget.left())
-            if limit <= 0:
-                # The slot came too late: the call's budget ran out in an earlier attempt.
-                raise LanguageModelTimeout("no time left for another attempt", model=self.model)
-            self.usage.request_started()
-            clock = time.perf_counter()
-            try:
-                async with asyncio.timeout(limit):
-                    return await send()
-            except TimeoutError as error:
-                raise LanguageModelTimeout(
-                    f"no answer within {_seconds(limit)} s", model=self.model
-                ) from error
-            finally:
-                budget.spend(time.perf_counter() - clock)
-                self.usage.request_finished()
-
-    # -- retries -------------------------------------------------------------
+    # -- the steps a model supplies ---------------------------------------------
 
     async def _prepare(self) -> None:
         """Get the transport ready before the first request (e.g. import litellm).
@@ -236,6 +266,97 @@ class ModelBase:
         Runs outside the concurrency slot and the timeout, and is not counted
         in the call's latency.
         """
+
+    def _request(self, ask: AskT) -> RequestT:
+        """The request of one attempt (built per attempt: `_adapt` may change it)."""
+        raise NotImplementedError
+
+    async def _transport(self, request: RequestT) -> ResponseT:
+        """Send one request, no retries; raise an `optimizer_core.exceptions` error."""
+        raise NotImplementedError
+
+    def _answer(self, ask: AskT, response: ResponseT) -> ResultT:
+        """The answer in a response; `InvalidResponseError` (retried) for an unusable one."""
+        raise NotImplementedError
+
+    def _adapt(self, request: RequestT, error: LanguageModelError) -> bool:
+        """Whether later requests were changed to avoid ``error`` (resent at once, no retry)."""
+        return False
+
+    # -- the call -------------------------------------------------------------
+
+    async def _call(self, ask: AskT) -> ResultT:
+        """Ask until answered, or until the error is final; record one `CallRecord`."""
+        await self._prepare()
+        meter = _CallMeter(self.total_timeout)
+        while True:
+            request = self._request(ask)
+            try:
+                response = await self._send(request, meter)
+                result = self._answer(ask, response)
+            except LanguageModelError as error:
+                if self._adapt(request, error):
+                    continue
+                delay = self._backoff_delay(meter.retries, error)
+                final = self._final_error(error, meter, delay)
+                if final is not None:
+                    self.usage.record(meter.record(self.model, error=str(final)))
+                    self.last_error = final
+                    raise final from error
+                meter.retries += 1
+                logger.debug(
+                    "%s: %s; retry %d/%d in %.3fs",
+                    self.model,
+                    error,
+                    meter.retries,
+                    self.max_retries,
+                    delay,
+                )
+                try:
+                    await asyncio.sleep(delay)
+                except BaseException:
+                    failure = f"cancelled while backing off after: {error}"
+                    self.usage.record(meter.record(self.model, error=failure))
+                    raise
+                meter.backoff_s += delay
+            except BaseException as error:
+                failure = f"{type(error).__name__}: {error}"
+                self.usage.record(meter.record(self.model, error=failure))
+                raise
+            else:
+                self.usage.record(meter.record(self.model))
+                return result
+
+    async def _send(self, request: RequestT, meter: _CallMeter) -> ResponseT:
+        """One attempt: wait for a slot, then the transport within the time allowed."""
+        meter.attempts += 1
+        queued = time.perf_counter()
+        async with self._limit.slot():
+            sent = time.perf_counter()
+            meter.queue_s += sent - queued
+            time_limit = min(self.timeout, meter.time_left())
+            if time_limit <= 0:
+                # The slot came too late: the call's budget ran out in an earlier attempt.
+                raise LanguageModelTimeout("no time left for another attempt", model=self.model)
+            self.usage.request_started()
+            try:
+                async with asyncio.timeout(time_limit):
+                    response = await self._transport(request)
+            except TimeoutError as error:
+                raise LanguageModelTimeout(
+                    f"no answer within {_seconds(time_limit)} s", model=self.model
+                ) from error
+            except RateLimitError:
+                self._limit.rate_limited(sent)
+                raise
+            finally:
+                meter.provider_s += time.perf_counter() - sent
+                self.usage.request_finished()
+        self._limit.succeeded()
+        meter.add(response)
+        return response
+
+    # -- retries ----------------------------------------------------------------
 
     def _backoff_delay(self, retry_index: int, error: LanguageModelError) -> float:
         ceiling = min(self.backoff_max, self.backoff_base * (2.0**retry_index))
@@ -253,20 +374,21 @@ class ModelBase:
         )
 
     def _final_error(
-        self,
-        error: LanguageModelError,
-        attempts: int,
-        *,
-        too_long: bool = False,
-        out_of_time: bool = False,
-    ) -> LanguageModelError:
+        self, error: LanguageModelError, meter: _CallMeter, delay: float
+    ) -> LanguageModelError | None:
+        """The error that ends the call, or None when a retry may follow after ``delay``."""
+        attempts = meter.attempts
         plural = "s" if attempts != 1 else ""
-        if out_of_time:
-            # The budget of the whole call ran out: say so first, the last error after.
-            within = _seconds(self.total_timeout)
+        too_long = self._retry_after_too_long(error)
+        if error.retryable and meter.retries < self.max_retries and not too_long:
+            if meter.time_left() > delay:
+                return None
+            # A retry that could not start before the budget runs out is not tried:
+            # say the call's bound ran out first, the last error after.
             return LanguageModelTimeout(
-                f"{self._kind} {self.model!r} did not answer within {within} s "
-                f"({attempts} attempt{plural}; last error: {error})",
+                f"{self._kind} {self.model!r} did not answer within "
+                f"{_seconds(self.total_timeout)} s ({attempts} attempt{plural}; "
+                f"last error: {error})",
                 model=self.model,
             )
         if too_long:
@@ -289,90 +411,6 @@ class ModelBase:
         if final.retryable != error.retryable:
             final.retryable = error.retryable
         return final
-
-    async def _call_with_retries(
-        self,
-        send: Callable[[], Awaitable[R]],
-        finish: Callable[[R], T],
-        *,
-        adapt: Callable[[LanguageModelError], bool] | None = None,
-    ) -> T:
-        """Send, check, retry; record one `CallRecord` for the whole call.
-
-        Args:
-            send: makes one request and returns the raw answer with its spend.
-            finish: turns a raw answer into the result; raises
-                `InvalidResponseError` for an unusable one (retried).
-            adapt: called on each error; returning True means the request was
-                changed to avoid it and is resent at once without using a retry.
-        """
-        await self._prepare()
-        started_at = time.time()
-        clock = time.perf_counter()
-        budget = _Budget(self.total_timeout)
-        attempts = retries = prompt_tokens = completion_tokens = 0
-        cost = 0.0
-
-        def record(ok: bool, error: str | None) -> None:
-            self.usage.record(
-                CallRecord(
-                    model=self.model,
-                    started_at=started_at,
-                    latency_s=time.perf_counter() - clock,
-                    prompt_tokens=prompt_tokens,
-                    completion_tokens=completion_tokens,
-                    cost=cost,
-                    cached=False,
-                    ok=ok,
-                    error=error,
-                    attempts=attempts,
-                )
-            )
-
-        while True:
-            attempts += 1
-            try:
-                raw = await self._send_in_slot(send, budget)
-                prompt_tokens += raw.prompt_tokens
-                completion_tokens += raw.completion_tokens
-                cost += raw.cost
-                result = finish(raw)
-            except LanguageModelError as error:
-                if adapt is not None and adapt(error):
-                    continue
-                too_long = self._retry_after_too_long(error)
-                give_up = not error.retryable or retries >= self.max_retries or too_long
-                delay = 0.0 if give_up else self._backoff_delay(retries, error)
-                # A retry that could not start before the budget runs out is not tried.
-                out_of_time = not give_up and budget.left() <= delay
-                if give_up or out_of_time:
-                    final = self._final_error(
-                        error, attempts, too_long=too_long, out_of_time=out_of_time
-                    )
-                    record(False, str(final))
-                    self.last_error = final
-                    raise final from error
-                retries += 1
-                logger.debug(
-                    "%s: %s; retry %d/%d in %.3fs",
-                    self.model,
-                    error,
-                    retries,
-                    self.max_retries,
-                    delay,
-                )
-                try:
-                    await asyncio.sleep(delay)
-                    budget.spend(delay)
-                except BaseException:
-                    record(False, f"cancelled while backing off after: {error}")
-                    raise
-                continue
-            except BaseException as error:
-                record(False, f"{type(error).__name__}: {error}")
-                raise
-            record(True, None)
-            return result
 
     def _record_cached(self, *, started_at: float, latency_s: float) -> None:
         """Account a call answered from a cache, without any request."""
@@ -398,6 +436,6 @@ class ModelBase:
             "max_retries": self.max_retries,
             "backoff_base": self.backoff_base,
             "backoff_max": self.backoff_max,
-            "max_concurrency": self.max_concurrency,
+            "max_concurrency": self._configured_concurrency,
             "cache_dir": self.cache_dir,
         }

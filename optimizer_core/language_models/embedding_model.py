@@ -38,7 +38,7 @@ class EmbeddingResponse:
         return 0
 
 
-class EmbeddingModel(ModelBase):
+class EmbeddingModel(ModelBase[list[str], list[str], EmbeddingResponse, list[tuple[float, ...]]]):
     """An embedding model reached through litellm.
 
     Texts are embedded in batches of ``batch_size`` (batches run concurrently,
@@ -101,6 +101,7 @@ class EmbeddingModel(ModelBase):
             backoff_base=backoff_base,
             backoff_max=backoff_max,
             max_concurrency=max_concurrency,
+            default_concurrency=8,
             cache_dir=cache_dir,
             litellm_kwargs=litellm_kwargs,
         )
@@ -109,7 +110,6 @@ class EmbeddingModel(ModelBase):
         self.batch_size = batch_size
         self._cache = DiskCache(self.cache_dir) if self.cache_dir is not None else None
         self._memory: collections.OrderedDict[str, tuple[float, ...]] = collections.OrderedDict()
-        self._unpriced: set[str] = set()
         self._openai_provider: bool | None = None
 
     async def __call__(self, texts: list[str]) -> list[list[float]]:
@@ -156,7 +156,7 @@ class EmbeddingModel(ModelBase):
                 missing[start : start + self.batch_size]
                 for start in range(0, len(missing), self.batch_size)
             ]
-            results = await asyncio.gather(*(self._embed_with_retries(batch) for batch in batches))
+            results = await asyncio.gather(*(self._call(batch) for batch in batches))
             fresh: list[tuple[str, tuple[float, ...]]] = []
             for batch, vectors in zip(batches, results, strict=True):
                 for text, vector in zip(batch, vectors, strict=True):
@@ -167,14 +167,13 @@ class EmbeddingModel(ModelBase):
                 await asyncio.to_thread(self._disk_put_many, [(keys[t], t, v) for t, v in fresh])
         return [list(found[text]) for text in texts]
 
-    async def _embed_with_retries(self, batch: list[str]) -> list[tuple[float, ...]]:
-        def finish(response: EmbeddingResponse) -> list[tuple[float, ...]]:
-            return self._check_vectors(response.vectors, len(batch))
+    # -- one attempt ------------------------------------------------------------
 
-        async def send() -> EmbeddingResponse:
-            return await self._transport(batch)
+    def _request(self, ask: list[str]) -> list[str]:
+        return ask
 
-        return await self._call_with_retries(send, finish)
+    def _answer(self, ask: list[str], response: EmbeddingResponse) -> list[tuple[float, ...]]:
+        return self._check_vectors(response.vectors, len(ask))
 
     def _check_vectors(self, vectors: Any, expected: int) -> list[tuple[float, ...]]:
         if not isinstance(vectors, list) or len(vectors) != expected:
@@ -277,7 +276,7 @@ class EmbeddingModel(ModelBase):
         return EmbeddingResponse(
             vectors=vectors,
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            cost=_litellm.response_cost(response, model=self.model, known_unpriced=self._unpriced),
+            cost=_litellm.response_cost(response),
         )
 
     # -- config ---------------------------------------------------------------

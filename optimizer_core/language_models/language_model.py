@@ -1,4 +1,11 @@
-"""`LanguageModel`: chat completions through litellm, with retries, a cache and accounting."""
+"""`LanguageModel`: chat completions through litellm, with retries, a cache and accounting.
+
+A call reads top to bottom: `LanguageModel.__call__` checks its arguments, looks
+in the cache, then asks through `ModelBase._call` (slot, deadline, retries,
+accounting), whose steps are here: `_request` (the `ChatRequest` of one attempt,
+in the structured-output mode in force), `_transport` (one ``litellm.acompletion``;
+what `FakeLanguageModel` replaces) and `_answer` (parse, then the one validation).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +17,11 @@ import logging
 import os
 import re
 import time
+import weakref
 from collections.abc import Callable
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, overload
+
+import pydantic
 
 from optimizer_core.exceptions import InvalidResponseError, LanguageModelError
 from optimizer_core.language_models import _litellm
@@ -24,6 +34,12 @@ logger = logging.getLogger(__name__)
 StructuredOutput = Literal["json_schema", "json_object", "none"]
 _STRUCTURED_OUTPUT_MODES: tuple[StructuredOutput, ...] = ("json_schema", "json_object", "none")
 _SCHEMA_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+DEFAULT_MAX_CONCURRENCY = 64
+"""Requests in flight for a remote provider unless set: a whole batch, and the
+candidate scoring that runs beside it, go out in one round."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,14 +105,74 @@ def _schema_name(schema: dict[str, Any]) -> str:
     return (name or "output")[:64]
 
 
-class LanguageModel(ModelBase):
+@dataclasses.dataclass(frozen=True)
+class OutputSchema:
+    """A JSON schema an answer must fill, with what requests need of it, built once.
+
+    Attributes:
+        schema: the schema (shared: never handed out, see `copy`).
+        text: the schema as JSON text.
+        name: the ``response_format`` name (from the schema's title).
+        instruction: `schema_instruction` for the schema, for modes that write it
+            into the prompt.
+    """
+
+    schema: dict[str, Any]
+    text: str
+    name: str
+    instruction: str
+
+    @classmethod
+    def of(cls, schema: dict[str, Any]) -> OutputSchema:
+        text = json.dumps(schema, ensure_ascii=False)
+        return cls(
+            schema=schema,
+            text=text,
+            name=_schema_name(schema),
+            instruction=schema_instruction(schema),
+        )
+
+    def copy(self) -> dict[str, Any]:
+        """A fresh copy for one request (litellm and providers may edit what they get)."""
+        value: dict[str, Any] = json.loads(self.text)
+        return value
+
+
+# One OutputSchema per output class, built on the first call that asks for it.
+_OUTPUT_SCHEMAS: weakref.WeakKeyDictionary[type[Any], OutputSchema] = weakref.WeakKeyDictionary()
+
+
+def output_schema(data_model: type[pydantic.BaseModel]) -> OutputSchema:
+    """The `OutputSchema` of a DataModel (or any pydantic model) class, built once per class."""
+    found = _OUTPUT_SCHEMAS.get(data_model)
+    if found is None:
+        get_schema = getattr(data_model, "get_schema", None)
+        schema = get_schema() if callable(get_schema) else data_model.model_json_schema()
+        found = _OUTPUT_SCHEMAS[data_model] = OutputSchema.of(schema)
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ask:
+    """What one call asks for, as `__call__` received it."""
+
+    messages: list[dict[str, str]]
+    output: OutputSchema | None
+    data_model: type[pydantic.BaseModel] | None
+    validate: Callable[[dict[str, Any]], object] | None
+    temperature: float | None
+
+
+class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
     """A chat model reached through litellm.
 
     Calls retry transient failures (timeouts, HTTP 429 honouring Retry-After,
     5xx, connection errors, malformed answers) with exponential backoff and full
     jitter; at most ``max_concurrency`` requests are in flight per instance
-    (backoff sleeps hold no slot); answers can be cached on disk; every call is
-    accounted in `usage`.
+    (backoff sleeps hold no slot), fewer after rate limits (the bound halves on
+    a 429 and recovers by one per round of successes); answers can be cached on
+    disk; every call is accounted in `usage`, with the time it queued for a slot
+    apart from the time the provider took.
 
     Structured output goes through litellm's ``response_format``. When a
     provider answers HTTP 400 about ``response_format``, the instance falls back
@@ -123,7 +199,8 @@ class LanguageModel(ModelBase):
         max_retries: retries after the first attempt (default 5).
         backoff_base: first backoff ceiling, seconds (default 0.5).
         backoff_max: largest backoff, seconds, Retry-After aside (default 30).
-        max_concurrency: requests in flight at once (default 16).
+        max_concurrency: the most requests in flight at once (default None: the
+            provider's; 64 for a remote provider, enough for a whole batch).
         cache_dir: directory of the on-disk answer cache (default: no cache).
         structured_output: ``"json_schema"`` (default), ``"json_object"`` or
             ``"none"``: how a schema is requested from the provider.
@@ -134,9 +211,9 @@ class LanguageModel(ModelBase):
         lm = LanguageModel("openai/gpt-4o-mini", temperature=0.2)
         answer = await lm(
             [{"role": "user", "content": "What is the capital of France?"}],
-            schema={"type": "object", "properties": {"answer": {"type": "string"}}},
+            data_model=Answer,
         )
-        print(answer["answer"], lm.usage.total_tokens)
+        print(answer.answer, lm.usage.total_tokens)
         ```
     """
 
@@ -155,7 +232,7 @@ class LanguageModel(ModelBase):
         max_retries: int = 5,
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
-        max_concurrency: int = 16,
+        max_concurrency: int | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
         structured_output: StructuredOutput = "json_schema",
         **litellm_kwargs: Any,
@@ -173,6 +250,7 @@ class LanguageModel(ModelBase):
             backoff_base=backoff_base,
             backoff_max=backoff_max,
             max_concurrency=max_concurrency,
+            default_concurrency=self._default_concurrency(),
             cache_dir=cache_dir,
             litellm_kwargs=litellm_kwargs,
         )
@@ -190,32 +268,67 @@ class LanguageModel(ModelBase):
         self.structured_output: StructuredOutput = structured_output
         self._mode: StructuredOutput = structured_output
         self._cache = DiskCache(self.cache_dir) if self.cache_dir is not None else None
-        self._unpriced: set[str] = set()
+
+    def _default_concurrency(self) -> int:
+        """Requests in flight when ``max_concurrency`` is not given: the provider's capacity."""
+        return DEFAULT_MAX_CONCURRENCY
 
     @property
     def effective_structured_output(self) -> StructuredOutput:
         """The structured-output mode in use, after any fallback the provider forced."""
         return self._mode
 
+    @overload
+    async def __call__(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        data_model: type[M],
+        temperature: float | None = None,
+    ) -> M: ...
+
+    @overload
+    async def __call__(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        schema: dict[str, Any],
+        validate: Callable[[dict[str, Any]], object] | None = None,
+        temperature: float | None = None,
+    ) -> dict[str, Any]: ...
+
+    @overload
+    async def __call__(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        temperature: float | None = None,
+    ) -> str: ...
+
     async def __call__(
         self,
         messages: list[dict[str, str]],
         *,
         schema: dict[str, Any] | None = None,
+        data_model: type[pydantic.BaseModel] | None = None,
         validate: Callable[[dict[str, Any]], object] | None = None,
         temperature: float | None = None,
-    ) -> dict[str, Any] | str:
+    ) -> Any:
         """Ask the model.
 
         Args:
             messages: chat messages, ``[{"role": ..., "content": ...}, ...]``.
-            schema: a JSON schema; the answer is then parsed into a dict.
-            validate: called with the parsed dict; any exception it raises makes
-                the answer invalid (retried like malformed JSON).
+            data_model: a DataModel (or pydantic model) class: the answer must fill
+                its JSON schema, is validated once, and comes back as an instance.
+                Its schema and request parts are built once per class.
+            schema: a JSON schema instead of a class; the answer comes back as a dict.
+            validate: with ``schema``, called with the parsed dict; any exception
+                it raises makes the answer invalid (retried like malformed JSON).
             temperature: overrides the instance's temperature for this call.
 
         Returns:
-            The parsed JSON object when ``schema`` is given, else the text.
+            An instance of ``data_model``; the parsed JSON object when ``schema``
+            is given; else the text.
 
         Raises:
             LanguageModelError: or a subclass, once retries are exhausted or the
@@ -224,60 +337,69 @@ class LanguageModel(ModelBase):
         """
         if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
             raise TypeError("`messages` must be a list of {'role': ..., 'content': ...} dicts")
-        if schema is not None and not isinstance(schema, dict):
-            raise TypeError(f"`schema` must be a dict (a JSON schema), got {type(schema).__name__}")
         if temperature is not None and temperature < 0:
             raise ValueError(f"`temperature` must be >= 0, got {temperature}")
-        effective_temperature = self.temperature if temperature is None else temperature
-
-        def finish(response: ChatResponse) -> dict[str, Any] | str:
-            return self._check_answer(response.text, schema, validate)
-
-        key: str | None = None
-        if self._cache is not None:
-            key = self._cache_key(messages, schema, effective_temperature)
-            hit = await self._cached_answer(key, schema, validate)
-            if hit is not MISSING:
-                return cast(dict[str, Any] | str, hit)
-
-        async def send() -> ChatResponse:
-            return await self._transport(
-                self._build_request(messages, schema, effective_temperature)
-            )
-
-        answer = await self._call_with_retries(send, finish, adapt=self._fall_back)
-        if self._cache is not None and key is not None:
-            await asyncio.to_thread(
-                self._cache.put,
-                key,
-                answer,
-                {"model": self.model, "messages": messages, "schema": schema},
-            )
+        output: OutputSchema | None = None
+        if data_model is not None:
+            if not (isinstance(data_model, type) and issubclass(data_model, pydantic.BaseModel)):
+                raise TypeError(f"`data_model` must be a DataModel class, got {data_model!r}")
+            if schema is not None or validate is not None:
+                raise ValueError("give `data_model`, or `schema` (and `validate`), not both")
+            output = output_schema(data_model)
+        elif schema is not None:
+            if not isinstance(schema, dict):
+                raise TypeError(
+                    f"`schema` must be a dict (a JSON schema), got {type(schema).__name__}"
+                )
+            output = OutputSchema.of(schema)
+        ask = _Ask(
+            messages=messages,
+            output=output,
+            data_model=data_model,
+            validate=validate,
+            temperature=self.temperature if temperature is None else temperature,
+        )
+        if self._cache is None:
+            return await self._call(ask)
+        key = self._cache_key(ask)
+        hit = await self._cached_answer(key, ask)
+        if hit is not MISSING:
+            return hit
+        answer = await self._call(ask)
+        stored = answer.model_dump(mode="json") if data_model is not None else answer
+        await asyncio.to_thread(
+            self._cache.put,
+            key,
+            stored,
+            {"model": self.model, "messages": messages, "schema": schema},
+        )
         return answer
 
-    # -- the request ----------------------------------------------------------
+    # -- one attempt ------------------------------------------------------------
+
+    def _request(self, ask: _Ask) -> ChatRequest:
+        return self._build_request(ask.messages, ask.output, ask.temperature)
 
     def _build_request(
         self,
         messages: list[dict[str, str]],
-        schema: dict[str, Any] | None,
+        output: OutputSchema | None,
         temperature: float | None,
     ) -> ChatRequest:
+        """The request in the structured-output mode in force (it may change between attempts)."""
+        schema: dict[str, Any] | None = None
         response_format: dict[str, Any] | None = None
-        if schema is not None:
+        if output is not None:
+            schema = output.copy()
             if self._mode == "json_schema":
                 response_format = {
                     "type": "json_schema",
-                    "json_schema": {
-                        "name": _schema_name(schema),
-                        "schema": schema,
-                        "strict": False,
-                    },
+                    "json_schema": {"name": output.name, "schema": schema, "strict": False},
                 }
             else:
                 if self._mode == "json_object":
                     response_format = {"type": "json_object"}
-                messages = _with_instruction(messages, schema_instruction(schema))
+                messages = _with_instruction(messages, output.instruction)
         return ChatRequest(
             messages=messages,
             schema=schema,
@@ -286,7 +408,8 @@ class LanguageModel(ModelBase):
             max_tokens=self.max_tokens,
         )
 
-    def _fall_back(self, error: LanguageModelError) -> bool:
+    def _adapt(self, request: ChatRequest, error: LanguageModelError) -> bool:
+        """Fall back to a simpler structured-output mode when the provider refused one."""
         if not isinstance(error, _litellm.ResponseFormatRejected) or self._mode == "none":
             return False
         if error.rejected != self._mode:
@@ -303,15 +426,11 @@ class LanguageModel(ModelBase):
         )
         return True
 
-    def _check_answer(
-        self,
-        text: str | None,
-        schema: dict[str, Any] | None,
-        validate: Callable[[dict[str, Any]], object] | None,
-    ) -> dict[str, Any] | str:
+    def _answer(self, ask: _Ask, response: ChatResponse) -> Any:
+        text = response.text
         if text is None:
             raise InvalidResponseError("the answer had no text content", model=self.model)
-        if schema is None:
+        if ask.output is None:
             return text
         try:
             value = parse_json_object(text)
@@ -320,60 +439,58 @@ class LanguageModel(ModelBase):
                 f"invalid JSON answer: {error}; the answer began {quote_start(text)}",
                 model=self.model,
             ) from None
-        if validate is not None:
-            try:
-                validate(value)
-            except Exception as error:
-                raise InvalidResponseError(
-                    f"the answer failed validation: {type(error).__name__}: {error}; "
-                    f"the answer began {quote_start(text)}",
-                    model=self.model,
-                ) from error
+        return self._validated(ask, value, text)
+
+    def _validated(self, ask: _Ask, value: dict[str, Any], text: str | None) -> Any:
+        """The one check of an answer (fresh or cached): the data model's, or ``validate``."""
+        if ask.data_model is None and ask.validate is None:
+            return value
+        try:
+            if ask.data_model is not None:
+                return ask.data_model.model_validate(value)
+            assert ask.validate is not None
+            ask.validate(value)
+        except Exception as error:
+            shown = text if text is not None else json.dumps(value, ensure_ascii=False)
+            raise InvalidResponseError(
+                f"the answer failed validation: {type(error).__name__}: {error}; "
+                f"the answer began {quote_start(shown)}",
+                model=self.model,
+            ) from error
         return value
 
     # -- cache ----------------------------------------------------------------
 
-    def _cache_key(
-        self,
-        messages: list[dict[str, str]],
-        schema: dict[str, Any] | None,
-        temperature: float | None,
-    ) -> str:
+    def _cache_key(self, ask: _Ask) -> str:
         return request_key(
             {
                 "kind": "chat",
                 "model": self.model,
                 "api_base": _litellm.effective_api_base(self.model, self.api_base),
-                "messages": messages,
-                "schema": schema,
-                "temperature": temperature,
+                "messages": ask.messages,
+                "schema": None if ask.output is None else ask.output.schema,
+                "temperature": ask.temperature,
                 "max_tokens": self.max_tokens,
                 "kwargs": public_kwargs(self.litellm_kwargs),
             }
         )
 
-    async def _cached_answer(
-        self,
-        key: str,
-        schema: dict[str, Any] | None,
-        validate: Callable[[dict[str, Any]], object] | None,
-    ) -> Any:
+    async def _cached_answer(self, key: str, ask: _Ask) -> Any:
         assert self._cache is not None
         started_at, clock = time.time(), time.perf_counter()
         value = await asyncio.to_thread(self._cache.get, key)
         if value is MISSING:
             return MISSING
-        if schema is None:
+        if ask.output is None:
             if not isinstance(value, str):
                 return MISSING
         else:
             if not isinstance(value, dict):
                 return MISSING
-            if validate is not None:
-                try:
-                    validate(value)
-                except Exception:
-                    return MISSING
+            try:
+                value = self._validated(ask, value, None)
+            except InvalidResponseError:
+                return MISSING
         self._record_cached(started_at=started_at, latency_s=time.perf_counter() - clock)
         return value
 
@@ -429,7 +546,7 @@ class LanguageModel(ModelBase):
             text=text if isinstance(text, str) else None,
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            cost=_litellm.response_cost(response, model=self.model, known_unpriced=self._unpriced),
+            cost=_litellm.response_cost(response),
         )
 
     # -- config ---------------------------------------------------------------
@@ -450,4 +567,4 @@ class LanguageModel(ModelBase):
         return cls(**copy.deepcopy(config))
 
 
-__all__ = ["ChatRequest", "ChatResponse", "LanguageModel"]
+__all__ = ["ChatRequest", "ChatResponse", "LanguageModel", "OutputSchema", "output_schema"]

@@ -3,6 +3,12 @@
 Every model owns a `Usage`. Each finished call (successful, failed or served
 from the cache) appends one `CallRecord` and updates the aggregates, then calls
 the registered listeners; callbacks and the studio read usage through them.
+
+A call's latency splits in two: the time it queued for a concurrency slot
+(``queue_ms``: the model's own bound, not the provider, made it wait) and the
+time its requests were with the provider (``provider_ms``). The bound itself
+adapts to rate limits (`concurrency.ConcurrencyLimit`); its current value and
+its changes are kept here too.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import contextlib
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +27,8 @@ logger = logging.getLogger(__name__)
 UsageListener = Callable[["CallRecord"], object]
 
 DEFAULT_MAX_RECORDS = 10_000
+MAX_BOUND_CHANGES = 200
+"""How many changes of the concurrency bound `Usage` keeps (the latest)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +48,9 @@ class CallRecord:
         ok: whether the call returned an answer.
         error: the final error's message when ``ok`` is false.
         attempts: requests made (1 when the first one succeeded, 0 for a cache hit).
+        queue_ms: milliseconds spent waiting for a concurrency slot, over all attempts.
+        provider_ms: milliseconds the requests were with the provider, over all
+            attempts (``latency_s`` less queueing and backoff sleeps, roughly).
     """
 
     model: str
@@ -51,6 +63,8 @@ class CallRecord:
     ok: bool = True
     error: str | None = None
     attempts: int = 1
+    queue_ms: float = 0.0
+    provider_ms: float = 0.0
 
     @property
     def total_tokens(self) -> int:
@@ -106,8 +120,18 @@ class Usage:
             self._completion_tokens = 0
             self._cost = 0.0
             self._total_latency_s = 0.0
+            self._total_queue_ms = 0.0
+            self._total_provider_ms = 0.0
             self._in_flight = getattr(self, "_in_flight", 0)
             self._max_in_flight = self._in_flight
+            bound: int | None = getattr(self, "_bound", None)
+            self._bound = bound
+            self._bound_max: int | None = getattr(self, "_bound_max", None)
+            self._bound_history: collections.deque[dict[str, Any]] = collections.deque(
+                maxlen=MAX_BOUND_CHANGES
+            )
+            if bound is not None:
+                self._bound_history.append({"at": time.time(), "bound": bound, "reason": "reset"})
 
     # -- recording -----------------------------------------------------------
 
@@ -126,6 +150,8 @@ class Usage:
             self._completion_tokens += record.completion_tokens
             self._cost += record.cost
             self._total_latency_s += record.latency_s
+            self._total_queue_ms += record.queue_ms
+            self._total_provider_ms += record.provider_ms
             listeners = list(self._listeners)
         for listener in listeners:
             try:
@@ -143,6 +169,19 @@ class Usage:
         """Count one request coming back."""
         with self._lock:
             self._in_flight -= 1
+
+    def concurrency_changed(self, bound: int, *, maximum: int, reason: str) -> None:
+        """Note the model's bound on requests in flight (at start, and on each change).
+
+        Args:
+            bound: the bound now.
+            maximum: the configured bound it never exceeds.
+            reason: why it changed: ``"start"``, ``"rate limited"`` or ``"recovered"``.
+        """
+        with self._lock:
+            self._bound = bound
+            self._bound_max = maximum
+            self._bound_history.append({"at": time.time(), "bound": bound, "reason": reason})
 
     # -- listeners -----------------------------------------------------------
 
@@ -201,6 +240,27 @@ class Usage:
         return self._total_latency_s
 
     @property
+    def total_queue_ms(self) -> float:
+        """Milliseconds calls waited for a concurrency slot, summed."""
+        return self._total_queue_ms
+
+    @property
+    def total_provider_ms(self) -> float:
+        """Milliseconds calls' requests were with the provider, summed."""
+        return self._total_provider_ms
+
+    @property
+    def concurrency_bound(self) -> int | None:
+        """The bound on requests in flight now (None before the model set one)."""
+        return self._bound
+
+    @property
+    def concurrency_history(self) -> list[dict[str, Any]]:
+        """The bound's latest changes, oldest first: ``{"at", "bound", "reason"}``."""
+        with self._lock:
+            return [dict(change) for change in self._bound_history]
+
+    @property
     def in_flight(self) -> int:
         return self._in_flight
 
@@ -223,8 +283,15 @@ class Usage:
                 "cost": self._cost,
                 "total_latency_s": self._total_latency_s,
                 "mean_latency_s": self._total_latency_s / calls if calls else 0.0,
+                "total_queue_ms": self._total_queue_ms,
+                "total_provider_ms": self._total_provider_ms,
+                "mean_queue_ms": self._total_queue_ms / calls if calls else 0.0,
+                "mean_provider_ms": self._total_provider_ms / calls if calls else 0.0,
                 "in_flight": self._in_flight,
                 "max_in_flight": self._max_in_flight,
+                "concurrency_bound": self._bound,
+                "max_concurrency": self._bound_max,
+                "concurrency_history": [dict(change) for change in self._bound_history],
             }
 
     def __repr__(self) -> str:

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from optimizer_core.language_models.language_model import (
     ChatRequest,
     LanguageModel,
+    OutputSchema,
     StructuredOutput,
 )
 from optimizer_core.saving.object_registry import register_synalinks_serializable
@@ -55,7 +56,9 @@ class LocalLanguageModel(LanguageModel):
             schema written into the last user message).
         server: the `LocalModelServer` to keep running (not part of the config).
         **kwargs: `LanguageModel` arguments (``api_base``, ``temperature``,
-            ``max_tokens``, ``max_concurrency``...).
+            ``max_tokens``...). ``max_concurrency`` defaults to the server's
+            ``parallel_slots`` (1 without a server): more in flight than the server
+            serves at once only queue there, out of sight of the accounting.
 
     Example:
         ```python
@@ -77,9 +80,15 @@ class LocalLanguageModel(LanguageModel):
             raise ValueError(
                 f"`schema_in_response_format` must be a bool, got {schema_in_response_format!r}"
             )
+        # Set first: the default bound on requests in flight is the server's slots.
+        self.server = server
         super().__init__(model, structured_output=structured_output, **kwargs)
         self.schema_in_response_format = schema_in_response_format
-        self.server = server
+
+    def _default_concurrency(self) -> int:
+        """The server's parallel slots (1 without a server: llama-cpp-python's serves one)."""
+        slots = getattr(self.server, "parallel_slots", None)
+        return slots if isinstance(slots, int) and slots >= 1 else 1
 
     async def _prepare(self) -> None:
         server = self.server
@@ -90,16 +99,17 @@ class LocalLanguageModel(LanguageModel):
     def _build_request(
         self,
         messages: list[dict[str, str]],
-        schema: dict[str, Any] | None,
+        output: OutputSchema | None,
         temperature: float | None,
     ) -> ChatRequest:
         if (
             self.schema_in_response_format
-            and schema is not None
+            and output is not None
             and self.effective_structured_output == "json_object"
         ):
             # The grammar enforces the schema: writing it into the prompt as well
             # triples the prompt tokens of a small request for no gain.
+            schema = output.copy()
             return ChatRequest(
                 messages=messages,
                 schema=schema,
@@ -107,7 +117,7 @@ class LocalLanguageModel(LanguageModel):
                 temperature=temperature,
                 max_tokens=self.max_tokens,
             )
-        return super()._build_request(messages, schema, temperature)
+        return super()._build_request(messages, output, temperature)
 
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments, JSON-compatible (the server is not included)."""

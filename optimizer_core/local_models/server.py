@@ -235,6 +235,21 @@ class LocalModelServer:
         return 1 if cores <= 2 else min(4, cores // 2)
 
     @property
+    def parallel_slots(self) -> int:
+        """Requests the server works on at once; its models send no more than this.
+
+        llama-cpp-python's server answers one request at a time. A `command` that
+        runs llama.cpp's own ``llama-server`` with ``--parallel N`` (``-np N``)
+        serves N.
+        """
+        arguments = [*(self.command or ()), *self.extra_args]
+        for index, flag in enumerate(arguments[:-1]):
+            value = arguments[index + 1]
+            if flag in ("--parallel", "-np") and value.isdigit() and int(value) >= 1:
+                return int(value)
+        return 1
+
+    @property
     def state_path(self) -> Path:
         """The JSON state file of the running server."""
         return self._state_file.path
@@ -414,10 +429,10 @@ class LocalModelServer:
 
         Args:
             **kwargs: `LocalLanguageModel` / `LanguageModel` arguments, e.g.
-                ``temperature``, ``max_tokens``, ``cache_dir``. Defaults set
-                here: ``max_concurrency=2`` (llama.cpp serves one request at a
-                time; a second in flight only hides the client's own work),
-                ``timeout=300``.
+                ``temperature``, ``max_tokens``, ``cache_dir``. Defaults:
+                ``max_concurrency`` is the server's `parallel_slots` (more in
+                flight would only queue inside the server, where the accounting
+                cannot tell queueing from generating), ``timeout=300``.
 
         Example:
             ```python
@@ -426,7 +441,6 @@ class LocalModelServer:
         """
         if self._state is None:
             self.start()
-        kwargs.setdefault("max_concurrency", 2)
         kwargs.setdefault("timeout", 300.0)
         return LocalLanguageModel(
             model=f"openai/{self.alias}", api_base=self.api_base, server=self, **kwargs

@@ -6,11 +6,11 @@ import json
 import logging
 from typing import Any
 
-import pydantic
 from pydantic import Field
 
 from optimizer_core.datamodels import DataModel, JsonDict, to_json
 from optimizer_core.exceptions import LanguageModelError
+from optimizer_core.language_models.language_model import output_schema
 from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel, variable_value
 from optimizer_core.modules.serialization import deserialize_data_model, serialize_data_model
 from optimizer_core.variables import Variable
@@ -131,10 +131,7 @@ class Generator(Module):
         if self.use_inputs_schema and input_schema is not None:
             parts.append("Input JSON schema:\n" + json.dumps(input_schema, ensure_ascii=False))
         if self.use_outputs_schema:
-            parts.append(
-                "Output JSON schema:\n"
-                + json.dumps(self.output_model.get_schema(), ensure_ascii=False)
-            )
+            parts.append("Output JSON schema:\n" + output_schema(self.output_model).text)
         examples = state.get("examples") or []
         if examples:
             shown = [
@@ -156,20 +153,22 @@ class Generator(Module):
         input_json = to_json(inputs)
         if input_json is None:
             return None
-        input_schema = inputs.get_schema() if isinstance(inputs, DataModel) else None
+        input_schema = (
+            inputs.get_schema()
+            if self.use_inputs_schema and isinstance(inputs, DataModel)
+            else None
+        )
         messages = self.format_messages(input_json, input_schema)
         output: DataModel | None = None
         error: str | None = None
         exception: BaseException | None = None
         try:
-            answer = await self.language_model(
-                messages,
-                schema=self.output_model.get_schema(),
-                validate=self.output_model.model_validate,
-                temperature=self.temperature,
+            # The language model validates the answer against the output model (once)
+            # and returns the instance; its schema is built once per class.
+            output = await self.language_model(
+                messages, data_model=self.output_model, temperature=self.temperature
             )
-            output = self.output_model.model_validate(answer)
-        except (LanguageModelError, pydantic.ValidationError) as failure:
+        except LanguageModelError as failure:
             error = f"{type(failure).__name__}: {failure}"
             exception = failure
             logger.warning("Generator %r failed: %s", self.name, error)

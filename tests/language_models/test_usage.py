@@ -74,3 +74,30 @@ def test_remove_listener_ignores_unknown_functions() -> None:
 def test_max_records_is_validated() -> None:
     with pytest.raises(ValueError, match="`max_records`"):
         Usage(max_records=0)
+
+
+def test_queue_and_provider_time_are_summed_and_averaged() -> None:
+    usage = Usage()
+    usage.record(record(queue_ms=300.0, provider_ms=100.0))
+    usage.record(record(queue_ms=0.0, provider_ms=120.0))
+    assert usage.total_queue_ms == 300.0 and usage.total_provider_ms == 220.0
+    snapshot = usage.snapshot()
+    assert snapshot["mean_queue_ms"] == 150.0 and snapshot["mean_provider_ms"] == 110.0
+    assert usage.records[0].to_dict()["queue_ms"] == 300.0
+
+
+def test_the_concurrency_bound_and_its_history_are_kept_and_survive_a_reset() -> None:
+    usage = Usage()
+    assert usage.snapshot()["concurrency_bound"] is None
+    usage.concurrency_changed(16, maximum=16, reason="start")
+    usage.concurrency_changed(8, maximum=16, reason="rate limited")
+    snapshot = usage.snapshot()
+    assert json.loads(json.dumps(snapshot)) == snapshot
+    assert (snapshot["concurrency_bound"], snapshot["max_concurrency"]) == (8, 16)
+    assert [(c["bound"], c["reason"]) for c in snapshot["concurrency_history"]] == [
+        (16, "start"),
+        (8, "rate limited"),
+    ]
+    usage.reset()
+    assert usage.concurrency_bound == 8
+    assert [(c["bound"], c["reason"]) for c in usage.concurrency_history] == [(8, "reset")]

@@ -271,7 +271,7 @@ async def test_language_model_sends_the_schema_inside_response_format(
     schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
     answer = await lm([{"role": "user", "content": "hi"}], schema=schema)
     assert answer == {"answer": "first\nsecond"}
-    assert lm.model == "openai/fake" and lm.max_concurrency == 2
+    assert lm.model == "openai/fake" and lm.max_concurrency == server.parallel_slots == 1
     assert lm.usage.completion_tokens == 7
 
 
