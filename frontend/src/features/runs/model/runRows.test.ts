@@ -13,6 +13,10 @@ const run = (id: number, over: Partial<Run>): Run =>
     after: null,
     usage: {},
     created_at: `2026-11-30T10:0${id}:00Z`,
+    program_name: 'Capitals',
+    version_number: id,
+    dataset_name: 'capitals',
+    optimizer: 'omega',
     ...over,
   }) as Run;
 
@@ -23,7 +27,7 @@ describe('runs table rows', () => {
       after: { summary: { reward: { mean: 0.5, std: 0 } } },
       usage: { calls: 100, cost: 0.01 },
     }),
-    run(2, { state: 'running', current_epoch: 1, usage: { calls: 10 } }),
+    run(2, { state: 'running', current_epoch: 1, usage: { calls: 10 }, optimizer: null }),
     run(3, {
       before: { summary: { reward: { mean: 0.4, std: 0 } } },
       after: { summary: { reward: { mean: 0.9, std: 0 } } },
@@ -40,6 +44,16 @@ describe('runs table rows', () => {
       cost: 0.01,
     });
     expect(runRows(runs)[1]).toMatchObject({ epochs: '1/2', gain: null, cost: null });
+  });
+
+  it('names the program version, dataset and optimizer of each run', () => {
+    expect(runRows(runs)[0]).toMatchObject({
+      program: 'Capitals v1',
+      dataset: 'capitals',
+      optimizer: 'omega',
+    });
+    expect(runRows(runs)[1]?.optimizer).toBeNull();
+    expect(sortRows(runRows(runs), 'optimizer', false).map((r) => r.id)).toEqual([1, 3, 2]);
   });
 
   it('sorts by a figure either way, runs without it last', () => {

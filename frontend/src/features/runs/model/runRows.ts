@@ -5,6 +5,10 @@ export type RunRow = {
   id: number;
   name: string;
   state: string;
+  /** The program and the version trained, e.g. "Capitals v2". */
+  program: string;
+  dataset: string;
+  optimizer: string | null;
   epochs: string;
   before: number | null;
   after: number | null;
@@ -31,6 +35,9 @@ export function runRows(runs: Run[]): RunRow[] {
       id: run.id,
       name: run.name,
       state: run.state,
+      program: `${run.program_name} v${run.version_number}`,
+      dataset: run.dataset_name,
+      optimizer: run.optimizer,
       epochs: `${run.current_epoch}/${fit.epochs ?? '?'}`,
       before,
       after,

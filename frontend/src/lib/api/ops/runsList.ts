@@ -22,15 +22,24 @@ export function useRuns() {
   });
 }
 
+/** What the server narrows the list to (each scoped to the user's own rows). */
+export type RunFilters = {
+  program?: number;
+  dataset?: number;
+  /** The optimizer named in `compile_config` (any case). */
+  optimizer?: string;
+  state?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+};
+
 /** One page of the list (50 a page), with the API's `count`, `next` and `previous`. */
-export async function listRunsPage(page: number): Promise<Page<Run>> {
-  return unwrap(await api.GET('/api/runs/', { params: { query: { page } } }));
+export async function listRunsPage(page: number, filters: RunFilters = {}): Promise<Page<Run>> {
+  return unwrap(await api.GET('/api/runs/', { params: { query: { page, ...filters } } }));
 }
 
-export function useRunsPage(page: number) {
+export function useRunsPage(page: number, filters: RunFilters = {}) {
   return useQuery({
-    queryKey: [...runsKey, 'page', page],
-    queryFn: () => listRunsPage(page),
+    queryKey: [...runsKey, 'page', page, filters],
+    queryFn: () => listRunsPage(page, filters),
     placeholderData: keepPreviousData,
     refetchInterval: (query: { state: { data?: Page<Run> } }) =>
       query.state.data?.results.some((run) => ACTIVE.has(run.state)) ? 3000 : false,
