@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import logging
 import os
 import threading
@@ -302,3 +303,21 @@ def no_retry_openai_client(api_base: str | None, api_key: str | None) -> Any:
         )
         clients[cache_key] = client
     return client
+
+
+@functools.cache
+def takes_param(model: str, name: str) -> bool:
+    """Whether litellm sends the OpenAI parameter ``name`` (``"seed"``) to ``model``'s provider.
+
+    A provider that does not take it would refuse the request, so the parameter is
+    left out for it (and for a model litellm cannot place).
+    """
+    litellm = import_litellm()
+    try:
+        base_model, provider, _, _ = litellm.get_llm_provider(model)
+        supported = litellm.get_supported_openai_params(
+            model=base_model, custom_llm_provider=provider
+        )
+    except Exception:
+        return False
+    return bool(supported) and name in supported

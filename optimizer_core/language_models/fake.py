@@ -40,12 +40,14 @@ class FakeCall:
         schema: the requested JSON schema, or None.
         temperature: the temperature of the request, or None.
         response_format: the ``response_format`` that would go to litellm.
+        seed: the seed of the request (pinned by an evaluation), or None.
     """
 
     messages: list[dict[str, str]]
     schema: dict[str, Any] | None
     temperature: float | None
     response_format: dict[str, Any] | None
+    seed: int | None = None
 
 
 def default_fake_responder(
@@ -163,6 +165,7 @@ class FakeLanguageModel(LanguageModel):
                 schema=request.schema,
                 temperature=request.temperature,
                 response_format=request.response_format,
+                seed=request.seed,
             )
         )
         if self.latency:

@@ -27,6 +27,7 @@ from optimizer_core.exceptions import InvalidResponseError, LanguageModelError
 from optimizer_core.language_models import _litellm
 from optimizer_core.language_models.base import ModelBase, public_kwargs
 from optimizer_core.language_models.cache import MISSING, DiskCache, request_key
+from optimizer_core.language_models.call_overrides import overrides_for
 from optimizer_core.language_models.parsing import parse_json_object, quote_start
 
 logger = logging.getLogger(__name__)
@@ -53,6 +54,8 @@ class ChatRequest:
         response_format: litellm's ``response_format`` argument, or None.
         temperature: the sampling temperature, or None for the provider default.
         max_tokens: the completion token limit, or None.
+        seed: the sampling seed (pinned by `call_overrides.pin_calls`), or None;
+            sent only to providers that take one.
     """
 
     messages: list[dict[str, str]]
@@ -60,6 +63,7 @@ class ChatRequest:
     response_format: dict[str, Any] | None
     temperature: float | None
     max_tokens: int | None
+    seed: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,6 +165,7 @@ class _Ask:
     data_model: type[pydantic.BaseModel] | None
     validate: Callable[[dict[str, Any]], object] | None
     temperature: float | None
+    seed: int | None = None
 
 
 class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
@@ -352,12 +357,17 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
                     f"`schema` must be a dict (a JSON schema), got {type(schema).__name__}"
                 )
             output = OutputSchema.of(schema)
+        # An evaluation may pin this model's temperature and seed (`pin_calls`).
+        pinned = overrides_for(self)
+        if pinned is not None and pinned.temperature is not None:
+            temperature = pinned.temperature
         ask = _Ask(
             messages=messages,
             output=output,
             data_model=data_model,
             validate=validate,
             temperature=self.temperature if temperature is None else temperature,
+            seed=None if pinned is None else pinned.seed,
         )
         if self._cache is None:
             return await self._call(ask)
@@ -378,7 +388,8 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
     # -- one attempt ------------------------------------------------------------
 
     def _request(self, ask: _Ask) -> ChatRequest:
-        return self._build_request(ask.messages, ask.output, ask.temperature)
+        request = self._build_request(ask.messages, ask.output, ask.temperature)
+        return request if ask.seed is None else dataclasses.replace(request, seed=ask.seed)
 
     def _build_request(
         self,
@@ -472,6 +483,8 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
                 "temperature": ask.temperature,
                 "max_tokens": self.max_tokens,
                 "kwargs": public_kwargs(self.litellm_kwargs),
+                # Only when pinned, so the keys of unpinned calls stay as they were.
+                **({} if ask.seed is None else {"seed": ask.seed}),
             }
         )
 
@@ -524,6 +537,8 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
             kwargs["temperature"] = request.temperature
         if request.max_tokens is not None:
             kwargs["max_tokens"] = request.max_tokens
+        if request.seed is not None and _litellm.takes_param(self.model, "seed"):
+            kwargs["seed"] = request.seed
         try:
             response = await litellm.acompletion(**kwargs)
         except Exception as error:

@@ -25,6 +25,7 @@ from optimizer_core.exceptions import (
     ProgramError,
     RewardError,
 )
+from optimizer_core.language_models.call_overrides import pin_calls
 from optimizer_core.metrics import Metric
 from optimizer_core.modules.module import OVERRIDES, TRACE, Module
 from optimizer_core.optimizers import Optimizer
@@ -384,6 +385,8 @@ class Trainer:
         verbose: int | str = ...,
         callbacks: Sequence[Any] | None = ...,
         return_examples: Literal[False] = ...,
+        temperature: float | None = ...,
+        seed: int | None = ...,
     ) -> dict[str, float]: ...
 
     @overload
@@ -396,6 +399,8 @@ class Trainer:
         verbose: int | str = ...,
         callbacks: Sequence[Any] | None = ...,
         return_examples: Literal[True],
+        temperature: float | None = ...,
+        seed: int | None = ...,
     ) -> Evaluation: ...
 
     async def evaluate(
@@ -407,6 +412,8 @@ class Trainer:
         verbose: int | str = "auto",
         callbacks: Sequence[Any] | None = None,
         return_examples: bool = False,
+        temperature: float | None = None,
+        seed: int | None = None,
     ) -> dict[str, float] | Evaluation:
         """Score the program on rows: ``{"reward": mean, <metric>: value, ...}``.
 
@@ -421,11 +428,18 @@ class Trainer:
             return_examples: return an `Evaluation` (the same figures as ``logs``
                 and each row's input, expected output, output, reward and error, in
                 row order) instead of the figures alone (default False).
+            temperature: the temperature every module's language model calls with
+                during this evaluation, whatever the module's or model's own (default
+                None: their own). ``0.0`` gives a repeatable score: run it before and
+                after training and the difference is the training's, not sampling noise.
+                Neither the modules nor the models are changed (see `pin_calls`).
+            seed: a seed those calls carry to providers that take one (default None).
 
         Example:
             ```python
             result = await program.evaluate(x_test, y_test, return_examples=True)
             result.logs["reward"], result.rewards[0], result.examples[0].error
+            before = await program.evaluate(x_test, y_test, temperature=0.0, seed=0)
             ```
         """
         if self.reward is None:
@@ -437,7 +451,8 @@ class Trainer:
         cbs = self._callback_list(callbacks, verbose, epochs=1, steps=steps, history=False)
         await cbs.on_test_begin({})
         results: list[SampleResult] | None = [] if return_examples else None
-        logs = await self._evaluate_rows(x_rows, y_rows, batch_size, cbs, results=results)
+        with pin_calls(self._module_language_models(), temperature=temperature, seed=seed):
+            logs = await self._evaluate_rows(x_rows, y_rows, batch_size, cbs, results=results)
         await cbs.on_test_end(dict(logs))
         if results is None:
             return logs
@@ -486,6 +501,18 @@ class Trainer:
         return array
 
     # internals ------------------------------------------------------------------------------
+
+    def _module_language_models(self) -> list[Any]:
+        """The language models the program's modules call (nested programs' included)."""
+        found: list[Any] = []
+        pending: list[Any] = list(getattr(self, "modules", ()))
+        while pending:
+            module = pending.pop()
+            model = getattr(module, "language_model", None)
+            if model is not None and all(model is not seen for seen in found):
+                found.append(model)
+            pending.extend(getattr(module, "modules", ()))
+        return found
 
     def _self(self) -> TrainedModel:
         # A mixin: the class it is mixed into (Program) provides the model.
