@@ -5,6 +5,7 @@ import { useCancelRun } from './api/runsCancel';
 import { useForkRun } from './api/runsFork';
 import { runKey, useRun } from './api/runsRetrieve';
 import { EpochCharts } from './components/EpochCharts';
+import { LineageSection } from './components/lineage/LineageSection';
 import { PopulationTable } from './components/PopulationTable';
 import { UsagePanel } from './components/UsagePanel';
 import { VariablesPanel } from './components/VariablesPanel';
@@ -171,6 +172,7 @@ export default function RunPage() {
         <h2>Trainable variables</h2>
         <VariablesPanel view={view} />
       </div>
+      <LineageSection runId={runId} candidates={view.candidates} />
     </section>
   );
 }
