@@ -1,4 +1,9 @@
-"""Side-by-side comparison of runs: curves, before/after, per-example results, variable diff."""
+"""Side-by-side comparison of runs: curves, before/after, per-example results, variable diff.
+
+Each run's gain is its after against its own before, row by row; each run after
+the first is also compared with the first, row by row when both evaluated the
+same test rows (`studio.runs.significance`).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ from typing import Any
 
 from studio.programs.documents import load_program
 from studio.runs.models import Run, RunEvent
+from studio.runs.significance import run_gain, versus
 
 
 def epoch_curves(run: Run) -> dict[str, list[Any]]:
@@ -42,26 +48,53 @@ def _phase(run: Run, field: str) -> dict[str, Any] | None:
     return value.get("summary") if isinstance(value, dict) else None
 
 
+def _at(rewards: Any, row: int) -> float | None:
+    return rewards[row] if isinstance(rewards, list) and row < len(rewards) else None
+
+
+def examples(run: Run) -> list[dict[str, Any]]:
+    """The rows stored after training, each with its rewards before and after training.
+
+    Examples and per-row rewards are all in row order: row ``i``'s are
+    ``before_rewards[i]`` and ``after_rewards[i]`` (the means over repeated
+    evaluations; None when the run stored none). ``reward`` stays the reward of
+    the ``output`` shown, from the last evaluation.
+    """
+    return [
+        {
+            **example,
+            "before_reward": _at(run.before_rewards, row),
+            "after_reward": _at(run.after_rewards, row),
+        }
+        for row, example in enumerate((run.after or {}).get("examples", []))
+    ]
+
+
 def compare_runs(runs: list[Run]) -> dict[str, Any]:
     """The comparison the compare view returns.
 
     Returns:
-        ``{"runs": [{id, name, state, curves, before, after, examples}],
-        "variables": {name: {"values": {run_id: value}, "changed_fields": [...]}}}``;
-        ``changed_fields`` lists the trainable fields whose values differ between runs.
+        ``{"runs": [{id, name, state, dataset, curves, before, after, examples, gain,
+        versus}], "variables": {name: {"values": {run_id: value}, "changed_fields": [...]}}}``;
+        ``gain``: the run against its own before; ``versus``: against the first run
+        (None for the first); ``changed_fields`` lists the trainable fields whose
+        values differ between runs.
     """
     entries = []
     values: dict[str, dict[str, Any]] = {}
-    for run in runs:
+    for index, run in enumerate(runs):
         entries.append(
             {
                 "id": run.pk,
                 "name": run.name,
                 "state": run.state,
+                "dataset": run.dataset_id,
                 "curves": epoch_curves(run),
                 "before": _phase(run, "before"),
                 "after": _phase(run, "after"),
-                "examples": (run.after or {}).get("examples", []),
+                "examples": examples(run),
+                "gain": run_gain(run),
+                "versus": versus(runs[0], run) if index > 0 else None,
             }
         )
         for name, value in trained_variables(run).items():

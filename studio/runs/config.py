@@ -18,8 +18,13 @@ a serialised object (a `MeanRewardWrapper`'s ``fn``, a `ProgramAsJudge`'s
 check names the argument in its message.
 
 ``fit_config``: ``epochs``, ``batch_size``, ``validation_split``, ``seed``,
-``shuffle`` and ``evaluations`` (how many times the test split is evaluated
-before and after training, for a mean ± std).
+``shuffle``, ``evaluation_temperature`` and ``evaluations``. The test split is
+evaluated before and after training with every module's model pinned to
+``evaluation_temperature`` (default 0: the same prompt gets the same answer, so
+the difference is the training's, not sampling noise) and, at temperature 0, to
+the run's seed where the provider takes one. ``evaluations`` repeats each
+evaluation (for a mean ± std) only when that temperature is above 0: at 0 a
+repeat would give the same answers again (`evaluation_settings`).
 
 Errors are a `django.core.exceptions.ValidationError` whose dict keys are dotted
 paths to the offending field, e.g. ``compile_config.optimizer.params``.
@@ -65,13 +70,21 @@ FIT_PARAMS: tuple[Param, ...] = tuple(
               type="float", default=0.0, minimum=0.0, maximum=1.0, exclusive_maximum=True),
         Param("seed", "seed of the split and the shuffle (none: random)", type="int",
               default=None),
-        Param("evaluations", "times the test split is evaluated before and after training",
-              label="Evaluations (before / after)", type="int", default=3, minimum=1,
+        Param("evaluation_temperature",
+              "temperature of every LM call of the evaluations before and after training; "
+              "0 gives repeatable scores, so before and after differ by the training alone",
+              label="Evaluation temperature", type="float", default=0.0, minimum=0.0,
+              maximum=2.0),
+        Param("evaluations",
+              "times the test split is evaluated before and after training, for a mean ± std; "
+              "only above evaluation temperature 0 (at 0 a repeat gives the same answers)",
+              label="Evaluations (before / after)", type="int", default=1, minimum=1,
               maximum=20),
         Param("shuffle", "shuffle the training rows every epoch", type="bool", default=True),
     )
 )  # fmt: skip
 FIT_DEFAULTS: JsonDict = {param.name: param.default for param in FIT_PARAMS}
+_FIT_PARAM = {param.name: param for param in FIT_PARAMS}
 _INT_RANGES = {
     param.name: (int(param.minimum), int(param.maximum))
     for param in FIT_PARAMS
@@ -228,4 +241,25 @@ def validate_fit_config(config: Any) -> JsonDict:
         raise ValidationError({"fit_config.seed": f"must be an integer or null, got {seed!r}"})
     if not isinstance(merged["shuffle"], bool):
         raise ValidationError({"fit_config.shuffle": "must be true or false"})
+    try:
+        _FIT_PARAM["evaluation_temperature"].check(merged["evaluation_temperature"])
+    except (TypeError, ValueError) as error:
+        raise ValidationError({"fit_config.evaluation_temperature": str(error)}) from None
     return merged
+
+
+def evaluation_settings(fit_config: JsonDict) -> tuple[float | None, int | None, int]:
+    """``(temperature, seed, repeats)`` of a run's evaluations before and after training.
+
+    At temperature 0 an evaluation runs once, with the run's seed (0 when it has
+    none) for providers that take one; above 0, ``evaluations`` times and
+    unseeded, so the repeats sample. A config saved before the setting existed
+    has no key: its run keeps evaluating as it began (the models' own
+    temperature, repeated), so its before and after stay comparable.
+    """
+    temperature = fit_config.get("evaluation_temperature")
+    temperature = None if temperature is None else float(temperature)
+    if temperature == 0.0:
+        seed = fit_config.get("seed")
+        return temperature, 0 if seed is None else int(seed), 1
+    return temperature, None, int(fit_config.get("evaluations", FIT_DEFAULTS["evaluations"]))

@@ -50,6 +50,23 @@ class Run(models.Model):
     current_epoch = models.PositiveIntegerField(default=0)
     before = models.JSONField(null=True, blank=True, help_text="evaluations before training")
     after = models.JSONField(null=True, blank=True, help_text="evaluations after training")
+    before_rewards = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="each test row's reward before training, in row order (mean over repeats)",
+    )
+    after_rewards = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="each test row's reward after training, in row order (mean over repeats)",
+    )
+    test_rows_digest = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="sha256 of the test rows evaluated (inputs and targets, in order): "
+        "two runs are compared row by row only when theirs are equal",
+    )
     trained_document = models.JSONField(
         null=True, blank=True, help_text="Program.to_json() at the end"
     )

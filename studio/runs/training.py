@@ -3,9 +3,10 @@
 `execute_run(run_id)` claims a queued run, rebuilds its program from JSON (the
 program version's document, a fork's starting document, or the run's last
 checkpoint when it resumes after a lost worker), points every Generator at the
-run's provider, evaluates the program on the test split N times, fits it with a
-`StudioCallback` (`studio.runs.callback`), evaluates it N times again and stores
-the trained document.
+run's provider, evaluates the program on the test split (at the run's evaluation
+temperature, 0 by default: once; above 0: N times), fits it with a
+`StudioCallback` (`studio.runs.callback`), evaluates it again the same way and
+stores the trained document, with each test row's reward before and after.
 
 Every event goes through `studio.runs.events.emit`: a `RunEvent` row, then a
 channel-layer message. The async training code reaches the database through
@@ -31,8 +32,9 @@ from studio.programs.documents import load_program
 from studio.providers.redaction import redact
 from studio.runs import adapters, services
 from studio.runs.callback import EvaluationProgress, RunCancelled, StudioCallback, jsonable
-from studio.runs.config import build_compile_objects, needs_embedding_model
+from studio.runs.config import build_compile_objects, evaluation_settings, needs_embedding_model
 from studio.runs.models import Run
+from studio.runs.significance import rows_digest
 
 logger = logging.getLogger(__name__)
 
@@ -231,11 +233,19 @@ async def _evaluations(
     callback: StudioCallback,
     *,
     phase: str,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], list[float]]:
+    """The phase's evaluations on the test split: their summary, and each row's mean reward.
+
+    Returns:
+        ``({"runs", "summary", "examples"}, rewards)``: ``examples`` are the last
+        evaluation's rows (at most `MAX_STORED_EXAMPLES`); ``rewards`` has every
+        row, in row order, the mean over the repeats.
+    """
     fit_config = ctx.run.fit_config
     runs: list[dict[str, float]] = []
     examples: list[dict[str, Any]] = []
-    evaluations = int(fit_config.get("evaluations", 3))
+    reward_sums = [0.0] * len(ctx.x_test)
+    temperature, seed, evaluations = evaluation_settings(fit_config)
     for index in range(evaluations):
         if callback.cancelled:
             raise RunCancelled
@@ -261,8 +271,12 @@ async def _evaluations(
                 progress,
             ],
             return_examples=True,
+            temperature=temperature,
+            seed=seed,
         )
         logs = evaluation.logs
+        for row, reward in enumerate(evaluation.rewards):
+            reward_sums[row] += reward
         examples = [
             {"input": e.input, "expected": e.expected, "output": e.output, "reward": e.reward}
             for e in evaluation.examples
@@ -276,7 +290,7 @@ async def _evaluations(
     }
     await callback.emit("evaluation_summary", {"phase": phase, "summary": result["summary"]})
     await callback.emit("evaluation_examples", {"phase": phase, "examples": result["examples"]})
-    return jsonable(result)
+    return jsonable(result), jsonable([total / evaluations for total in reward_sums])
 
 
 async def train_claimed_run(run_id: int) -> None:
@@ -345,8 +359,12 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
     )
     callback.set_program(program)
     if run.before is None:
-        before = await _evaluations(program, ctx, callback, phase="before")
-        await sync_to_async(Run.objects.filter(pk=run_id).update)(before=before)
+        before, before_rewards = await _evaluations(program, ctx, callback, phase="before")
+        await sync_to_async(Run.objects.filter(pk=run_id).update)(
+            before=before,
+            before_rewards=before_rewards,
+            test_rows_digest=rows_digest(ctx.x_test, ctx.y_test),
+        )
         # What the evaluation spent, before training's first batch reports more.
         await callback.emit_usage()
     fit_config = run.fit_config
@@ -364,11 +382,11 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
     )
     if callback.cancelled:
         raise RunCancelled
-    after = await _evaluations(program, ctx, callback, phase="after")
+    after, after_rewards = await _evaluations(program, ctx, callback, phase="after")
     trained = jsonable(program.to_json())
     usage = callback.usage()
     await sync_to_async(Run.objects.filter(pk=run_id).update)(
-        after=after, trained_document=trained, usage=usage
+        after=after, after_rewards=after_rewards, trained_document=trained, usage=usage
     )
     await callback.emit("usage", usage)
     await sync_to_async(services.transition)(run_id, to=State.SUCCEEDED)

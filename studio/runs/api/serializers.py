@@ -16,6 +16,7 @@ from studio.runs.config import SUPPLIED_NEEDS
 from studio.runs.lineage import inherited_epochs
 from studio.runs.models import Checkpoint, Run, RunEvent
 from studio.runs.naming import optimizer_name
+from studio.runs.significance import run_gain
 
 
 class OwnedPrimaryKeyField(serializers.PrimaryKeyRelatedField):
@@ -86,18 +87,49 @@ class InheritedEpochSerializer(serializers.Serializer):
     logs = serializers.DictField(help_text="the epoch's logs (its checkpoint's)")
 
 
+class PairedComparisonSerializer(serializers.Serializer[dict[str, Any]]):
+    """Two evaluations of the same test rows, compared row by row (`compare_paired`)."""
+
+    n = serializers.IntegerField(help_text="paired test rows")
+    mean_before = serializers.FloatField(help_text="mean reward of the first evaluation")
+    mean_after = serializers.FloatField(help_text="mean reward of the second evaluation")
+    difference = serializers.FloatField(help_text="mean_after - mean_before")
+    ci_low = serializers.FloatField(help_text="low end of the 95% interval of the difference")
+    ci_high = serializers.FloatField(help_text="high end of the 95% interval of the difference")
+    p_value = serializers.FloatField(help_text="two-sided paired permutation test")
+    min_detectable_difference = serializers.FloatField(
+        help_text="the smallest true change these rows detect 80% of the time (alpha 0.05)"
+    )
+    verdict = serializers.ChoiceField(
+        choices=["significant gain", "significant loss", "no detectable change"]
+    )
+    target = serializers.FloatField(help_text="the gain `rows_needed` is sized for (0.05)")
+    rows_needed = serializers.IntegerField(
+        help_text="about how many rows detect a true change of `target` (at the observed spread)"
+    )
+    sentence = serializers.CharField(help_text="the verdict and its figures in one sentence")
+
+
 class RunDetailSerializer(RunSerializer):
     inherited_epochs = serializers.SerializerMethodField(
         help_text="a fork's history: the epochs its ancestors trained before the fork point"
     )
+    gain = serializers.SerializerMethodField(
+        help_text="the run after training against its own before, row by row on the test "
+        "split; null until both evaluations stored their per-row rewards"
+    )
 
     class Meta(RunSerializer.Meta):
-        fields = [*RunSerializer.Meta.fields, "trained_document", "inherited_epochs"]
+        fields = [*RunSerializer.Meta.fields, "trained_document", "inherited_epochs", "gain"]
         read_only_fields = fields
 
     @extend_schema_field(InheritedEpochSerializer(many=True))
     def get_inherited_epochs(self, run: Run) -> list[dict[str, Any]]:
         return inherited_epochs(run)
+
+    @extend_schema_field(PairedComparisonSerializer(allow_null=True))
+    def get_gain(self, run: Run) -> dict[str, Any] | None:
+        return run_gain(run)
 
 
 class RunCreateSerializer(serializers.Serializer):
@@ -113,7 +145,8 @@ class RunCreateSerializer(serializers.Serializer):
     fit_config = JSONField(
         required=False,
         default=dict,
-        help_text="epochs, batch_size, validation_split, seed, shuffle, evaluations",
+        help_text="epochs, batch_size, validation_split, seed, shuffle, evaluation_temperature, "
+        "evaluations",
     )
 
 
@@ -150,8 +183,47 @@ class CheckpointSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class VersusSerializer(serializers.Serializer[dict[str, Any]]):
+    """A run after training against the first run of the comparison (the baseline)."""
+
+    baseline = serializers.IntegerField(help_text="the first run's id")
+    paired = serializers.BooleanField(
+        help_text="both runs evaluated the same test rows (same dataset and test split)"
+    )
+    reason = serializers.CharField(allow_blank=True, help_text="why they are not paired")
+    comparison = PairedComparisonSerializer(
+        allow_null=True, help_text="row by row, baseline first; null when not paired"
+    )
+    difference = serializers.FloatField(
+        allow_null=True,
+        help_text="difference of the mean rewards after training (unpaired: no interval)",
+    )
+
+
+class CompareRunSerializer(serializers.Serializer[dict[str, Any]]):
+    id = serializers.IntegerField()
+    name = serializers.CharField(allow_blank=True)
+    state = serializers.CharField()
+    dataset = serializers.IntegerField()
+    curves = serializers.DictField(help_text='{"epoch": [...], <figure>: [...]}')
+    before = serializers.DictField(allow_null=True, help_text="{figure: {mean, std}}")
+    after = serializers.DictField(allow_null=True, help_text="{figure: {mean, std}}")
+    examples = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="the last evaluation after training: {input, expected, output, reward, "
+        "before_reward, after_reward}, in row order; before_reward and after_reward are the "
+        "row's rewards before and after training (means over repeats; null if not stored)",
+    )
+    gain = PairedComparisonSerializer(
+        allow_null=True, help_text="after against its own before, row by row"
+    )
+    versus = VersusSerializer(
+        allow_null=True, help_text="against the first run; null for the first run itself"
+    )
+
+
 class CompareSerializer(serializers.Serializer):
-    runs = serializers.ListField(child=serializers.DictField())
+    runs = CompareRunSerializer(many=True)
     variables = serializers.DictField()
 
 

@@ -78,7 +78,13 @@ def test_a_run_reports_evaluation_rows_and_usage_before_its_first_epoch_ends(
         provider=make_provider(user, scripted_server.base_url),
         compile_config=COMPILE_CONFIG,
         # 8 test rows in batches of 4; 32 training rows: 8 batches in the one epoch.
-        fit_config={"epochs": 1, "batch_size": 4, "evaluations": 2, "seed": 0},
+        fit_config={
+            "epochs": 1,
+            "batch_size": 4,
+            "evaluations": 2,
+            "evaluation_temperature": 0.7,  # repeats sample only above 0
+            "seed": 0,
+        },
     )
 
     execute_run(run.pk)

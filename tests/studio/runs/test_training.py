@@ -19,7 +19,8 @@ from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provi
 
 pytestmark = [pytest.mark.django_db, pytest.mark.litellm]
 
-FIT = {"epochs": 2, "batch_size": 8, "evaluations": 2, "seed": 0}
+# Evaluations repeat only above evaluation temperature 0 (the default runs one pass).
+FIT = {"epochs": 2, "batch_size": 8, "evaluations": 2, "evaluation_temperature": 0.7, "seed": 0}
 
 
 def start(user: Any, server: Any, *, fit: dict[str, Any] | None = None, **kwargs: Any) -> Run:
@@ -275,6 +276,12 @@ def test_a_fork_starts_from_the_chosen_checkpoint(user, scripted_server, enqueue
         (COMPILE_CONFIG, {**FIT, "epochs": 0}, "fit_config.epochs", "[1, 1000]"),
         (COMPILE_CONFIG, {**FIT, "validation_split": 1.5}, "fit_config.validation_split", "[0, 1)"),
         (COMPILE_CONFIG, {**FIT, "evaluations": 500}, "fit_config.evaluations", "[1, 20]"),
+        (
+            COMPILE_CONFIG,
+            {**FIT, "evaluation_temperature": 2.5},
+            "fit_config.evaluation_temperature",
+            "<= 2",
+        ),
         (COMPILE_CONFIG, {**FIT, "learning_rate": 0.1}, "fit_config", "learning_rate"),
     ],
 )

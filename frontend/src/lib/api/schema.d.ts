@@ -993,12 +993,36 @@ export interface components {
             document?: unknown;
         };
         Compare: {
-            runs: {
-                [key: string]: unknown;
-            }[];
+            runs: components["schemas"]["CompareRun"][];
             variables: {
                 [key: string]: unknown;
             };
+        };
+        CompareRun: {
+            id: number;
+            name: string;
+            state: string;
+            dataset: number;
+            /** @description {"epoch": [...], <figure>: [...]} */
+            curves: {
+                [key: string]: unknown;
+            };
+            /** @description {figure: {mean, std}} */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description {figure: {mean, std}} */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /** @description the last evaluation after training: {input, expected, output, reward, before_reward, after_reward}, in row order; before_reward and after_reward are the row's rewards before and after training (means over repeats; null if not stored) */
+            examples: {
+                [key: string]: unknown;
+            }[];
+            /** @description after against its own before, row by row */
+            gain: components["schemas"]["PairedComparison"] | null;
+            /** @description against the first run; null for the first run itself */
+            versus: components["schemas"]["Versus"] | null;
         };
         ConnectionCheck: {
             /** @description whether the provider answered */
@@ -1449,6 +1473,56 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Run"][];
         };
+        /** @description Two evaluations of the same test rows, compared row by row (`compare_paired`). */
+        PairedComparison: {
+            /** @description paired test rows */
+            n: number;
+            /**
+             * Format: double
+             * @description mean reward of the first evaluation
+             */
+            mean_before: number;
+            /**
+             * Format: double
+             * @description mean reward of the second evaluation
+             */
+            mean_after: number;
+            /**
+             * Format: double
+             * @description mean_after - mean_before
+             */
+            difference: number;
+            /**
+             * Format: double
+             * @description low end of the 95% interval of the difference
+             */
+            ci_low: number;
+            /**
+             * Format: double
+             * @description high end of the 95% interval of the difference
+             */
+            ci_high: number;
+            /**
+             * Format: double
+             * @description two-sided paired permutation test
+             */
+            p_value: number;
+            /**
+             * Format: double
+             * @description the smallest true change these rows detect 80% of the time (alpha 0.05)
+             */
+            min_detectable_difference: number;
+            verdict: components["schemas"]["VerdictEnum"];
+            /**
+             * Format: double
+             * @description the gain `rows_needed` is sized for (0.05)
+             */
+            target: number;
+            /** @description about how many rows detect a true change of `target` (at the observed spread) */
+            rows_needed: number;
+            /** @description the verdict and its figures in one sentence */
+            sentence: string;
+        };
         ParentComparison: {
             parent: string;
             /** @description rows both were scored on */
@@ -1678,7 +1752,7 @@ export interface components {
             provider: number;
             /** @description {"reward": {"name", "params"}, "optimizer": {...}, "metrics": [...]} */
             compile_config: unknown;
-            /** @description epochs, batch_size, validation_split, seed, shuffle, evaluations */
+            /** @description epochs, batch_size, validation_split, seed, shuffle, evaluation_temperature, evaluations */
             fit_config?: unknown;
         };
         RunDetail: {
@@ -1723,6 +1797,8 @@ export interface components {
             readonly trained_document: unknown;
             /** @description a fork's history: the epochs its ancestors trained before the fork point */
             readonly inherited_epochs: components["schemas"]["InheritedEpoch"][];
+            /** @description the run after training against its own before, row by row on the test split; null until both evaluations stored their per-row rewards */
+            readonly gain: components["schemas"]["PairedComparison"] | null;
         };
         RunEvent: {
             readonly seq: number;
@@ -1922,12 +1998,35 @@ export interface components {
             nodes: components["schemas"]["LineageNode"][];
             edges: components["schemas"]["LineageEdge"][];
         };
+        /**
+         * @description * `significant gain` - significant gain
+         *     * `significant loss` - significant loss
+         *     * `no detectable change` - no detectable change
+         * @enum {string}
+         */
+        VerdictEnum: "significant gain" | "significant loss" | "no detectable change";
         VersionCreateRequest: {
             /** @description optimizer_core.Program.to_json() */
             document: unknown;
             layout?: unknown;
             /** @default  */
             message: string;
+        };
+        /** @description A run after training against the first run of the comparison (the baseline). */
+        Versus: {
+            /** @description the first run's id */
+            baseline: number;
+            /** @description both runs evaluated the same test rows (same dataset and test split) */
+            paired: boolean;
+            /** @description why they are not paired */
+            reason: string;
+            /** @description row by row, baseline first; null when not paired */
+            comparison: components["schemas"]["PairedComparison"] | null;
+            /**
+             * Format: double
+             * @description difference of the mean rewards after training (unpaired: no interval)
+             */
+            difference: number | null;
         };
     };
     responses: never;

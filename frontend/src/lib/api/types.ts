@@ -23,3 +23,5 @@ export type TraceEntry = S['TraceEntry'];
 export type Catalogue = S['Catalogue'];
 export type CatalogueEntry = S['CatalogueEntry'];
 export type CatalogueParam = S['CatalogueParam'];
+export type PairedComparison = S['PairedComparison'];
+export type Versus = S['Versus'];

@@ -96,4 +96,15 @@ describe('run setup helpers', () => {
     const bad = parseParams(FIT, { ...startingFitForm(FIT), epochs: '0' });
     expect(runEstimate(datasets[1]!, shape, 'RandomFewShot', bad)).toBeNull();
   });
+
+  it('counts repeated evaluations only above evaluation temperature 0', () => {
+    const shape = { lmModules: 1, trainableVariables: 1 };
+    const form = { ...startingFitForm(FIT), evaluations: '3' };
+    const pinned = parseParams(FIT, form);
+    expect(pinned.values.evaluation_temperature).toBe(0);
+    // 8 test rows, before and after, once each.
+    expect(runEstimate(datasets[1]!, shape, 'RandomFewShot', pinned)?.evaluation).toBe(16);
+    const sampled = parseParams(FIT, { ...form, evaluation_temperature: '0.7' });
+    expect(runEstimate(datasets[1]!, shape, 'RandomFewShot', sampled)?.evaluation).toBe(48);
+  });
 });

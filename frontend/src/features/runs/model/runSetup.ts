@@ -114,6 +114,9 @@ export function runEstimate(
     epochs: Number(fit.values.epochs),
     batchSize: Number(fit.values.batch_size),
     validationSplit: Number(fit.values.validation_split),
-    evaluations: Number(fit.values.evaluations),
+    // At evaluation temperature 0 (the default) each evaluation runs once: a repeat would
+    // give the same answers (studio/runs/config.py, evaluation_settings).
+    evaluations:
+      Number(fit.values.evaluation_temperature ?? 0) > 0 ? Number(fit.values.evaluations) : 1,
   });
 }

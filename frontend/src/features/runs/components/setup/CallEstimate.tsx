@@ -1,6 +1,7 @@
+import { detectableSentence } from '../../model/detectable';
 import type { Estimate } from '../../model/estimate';
 
-/** How many LM calls the run will make, by where they go. */
+/** How many LM calls the run will make, by where they go, and what its test rows can tell. */
 export function CallEstimate({
   estimate,
   lmModules,
@@ -35,6 +36,9 @@ export function CallEstimate({
       </div>
       <p className="note">
         {lmModules} LM module(s) per prediction; retries and cache hits move the real count.
+      </p>
+      <p className="note" data-testid="estimate-detectable">
+        {detectableSentence(estimate.testRows)}
       </p>
     </div>
   );
