@@ -2,18 +2,22 @@ import { useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useRuns } from '@/lib/api/ops/runsList';
 import { EChart, type EChartHandle } from '@/lib/charts/EChart';
+import { GainVerdict, VersusVerdict } from '@/lib/components/GainVerdict';
 import { downloadText } from '@/lib/download';
 import { useCompare } from './api/runsCompare';
 import { VariableDiff } from './components/VariableDiff';
 import {
   barsOption,
   beforeAfter,
+  changeBaseline,
   exampleRows,
   examplesCsv,
   figures,
+  filterExamples,
   overlayOption,
   runLabel,
   sortExamples,
+  type ExampleFilter,
   type ExampleSort,
 } from './model/compareData';
 
@@ -45,7 +49,7 @@ export default function ComparePage() {
   const compare = useCompare(ids);
   const [figure, setFigure] = useState('reward');
   const [sort, setSort] = useState<ExampleSort>({ by: 'input', desc: false });
-  const [onlyRegressions, setOnlyRegressions] = useState(false);
+  const [filter, setFilter] = useState<ExampleFilter>('all');
   const curvesChart = useRef<EChartHandle>(null);
   const barsChart = useRef<EChartHandle>(null);
   const data = compare.data;
@@ -55,9 +59,8 @@ export default function ComparePage() {
   const bars = useMemo(() => (data ? barsOption(beforeAfter(data)) : null), [data]);
   const rows = useMemo(() => {
     if (!data) return [];
-    const all = exampleRows(data);
-    return sortExamples(onlyRegressions ? all.filter((r) => r.regression) : all, sort);
-  }, [data, onlyRegressions, sort]);
+    return sortExamples(filterExamples(exampleRows(data), filter), sort);
+  }, [data, filter, sort]);
   const toggleRun = (id: number) => {
     const next = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id].slice(-8);
     setParams(next.length ? { ids: next.join(',') } : {});
@@ -141,18 +144,44 @@ export default function ComparePage() {
               </div>
             </div>
           </div>
+          <div className="card" aria-label="Is the change real?">
+            <h2>Is the change real?</h2>
+            {data.runs.map((r) => (
+              <div key={r.id}>
+                {r.gain ? (
+                  <GainVerdict comparison={r.gain} title={`${runLabel(r)} after vs before`} />
+                ) : (
+                  <p className="note">
+                    {runLabel(r)}: no per-row rewards before and after training yet.
+                  </p>
+                )}
+                {r.versus && data.runs[0] && (
+                  <VersusVerdict
+                    versus={r.versus}
+                    title={`${runLabel(r)} vs ${runLabel(data.runs[0])} after training`}
+                  />
+                )}
+              </div>
+            ))}
+          </div>
           <div className="card">
             <div className="page-head">
               <h2 style={{ margin: 0 }}>Per example (last evaluation after training)</h2>
               <span className="spacer" />
-              <label>
-                <input
-                  type="checkbox"
-                  checked={onlyRegressions}
-                  onChange={(e) => setOnlyRegressions(e.target.checked)}
-                />{' '}
-                Only regressions (vs {data.runs[0] ? runLabel(data.runs[0]) : 'first run'})
+              <label htmlFor="compare-filter" className="note">
+                Show
               </label>
+              <select
+                id="compare-filter"
+                className="select"
+                style={{ width: 'auto' }}
+                value={filter}
+                onChange={(e) => setFilter(e.target.value as ExampleFilter)}
+              >
+                <option value="all">all examples</option>
+                <option value="better">got better (vs {changeBaseline(data)})</option>
+                <option value="worse">got worse (vs {changeBaseline(data)})</option>
+              </select>
               <button
                 type="button"
                 className="btn btn-small"
@@ -183,7 +212,7 @@ export default function ComparePage() {
                 </thead>
                 <tbody>
                   {rows.map((row) => (
-                    <tr key={row.key} className={row.regression ? 'bad' : ''}>
+                    <tr key={row.key} className={row.worse ? 'bad' : ''}>
                       <td className="mono">{cell(row.input)}</td>
                       <td className="mono">{cell(row.expected)}</td>
                       {data.runs.map((r) => {
@@ -192,7 +221,14 @@ export default function ComparePage() {
                           <td key={r.id} className="mono">
                             {result ? (
                               <>
-                                <b>{result.reward.toFixed(2)}</b> {cell(result.output)}
+                                <b>{result.reward.toFixed(2)}</b>
+                                {result.before !== null && result.before !== result.after && (
+                                  <span className="note">
+                                    {' '}
+                                    (before: {result.before.toFixed(2)})
+                                  </span>
+                                )}{' '}
+                                {cell(result.output)}
                               </>
                             ) : (
                               '—'
@@ -206,8 +242,9 @@ export default function ComparePage() {
               </table>
               {rows.length === 0 && (
                 <p className="note">
-                  No example
-                  {onlyRegressions ? ' regressed' : ' yet (runs store them after training)'}.
+                  {filter === 'all'
+                    ? 'No example yet (runs store them after training).'
+                    : `No example got ${filter} (vs ${changeBaseline(data)}).`}
                 </p>
               )}
             </div>

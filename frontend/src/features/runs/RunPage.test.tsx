@@ -215,4 +215,28 @@ describe('RunPage', () => {
     await waitFor(() => expect(chartProps.inheritedFrom).toBe(2));
     expect(chartProps.inherited).toEqual(new Map([[0, { reward: 0.3 }]]));
   });
+
+  it("says whether a finished run's gain is real, with its interval and n", async () => {
+    const gain = {
+      n: 20,
+      mean_before: 0.5,
+      mean_after: 0.55,
+      difference: 0.05,
+      ci_low: -0.1,
+      ci_high: 0.2,
+      p_value: 0.6,
+      min_detectable_difference: 0.31,
+      verdict: 'no detectable change',
+      target: 0.05,
+      rows_needed: 785,
+      sentence: 'no detectable change at n=20: ...',
+    };
+    mockFetch({ 'GET /api/runs/3/': [200, { ...row('succeeded'), gain }] });
+    show([ev(1, 'state', { state: 'succeeded' })]);
+    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    const verdict = await screen.findByRole('status', { name: 'After vs before, row by row' });
+    expect(verdict).toHaveTextContent('No detectable change at n = 20');
+    expect(verdict).toHaveTextContent('95% interval −0.100 to +0.200');
+    expect(verdict).toHaveTextContent('You need about 785 rows to see a gain of 0.05.');
+  });
 });

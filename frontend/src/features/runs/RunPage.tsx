@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
+import { GainVerdict } from '@/lib/components/GainVerdict';
 import { useCancelRun } from './api/runsCancel';
 import { useForkRun } from './api/runsFork';
 import { runKey, useRun } from './api/runsRetrieve';
@@ -162,6 +163,13 @@ export default function RunPage() {
             <Summary title="Before" summary={view.evaluations.before} />
             <Summary title="After" summary={view.evaluations.after} />
           </div>
+          {run.data?.gain ? (
+            <GainVerdict comparison={run.data.gain} title="After vs before, row by row" />
+          ) : (
+            serverState === 'succeeded' && (
+              <p className="note">This run kept no per-row rewards: no verdict on its gain.</p>
+            )
+          )}
         </div>
         <div className="card">
           <h2>Optimizer population</h2>

@@ -3,9 +3,11 @@ import { csvCell, toCsv } from '@/lib/csv';
 import {
   barsOption,
   beforeAfter,
+  changeBaseline,
   exampleRows,
   examplesCsv,
   figures,
+  filterExamples,
   overlayOption,
   sortExamples,
   type CompareData,
@@ -91,18 +93,75 @@ describe('compare data', () => {
     ]);
   });
 
-  it('joins examples by input and flags regressions against the first run', () => {
+  it('joins examples by input and says which got better or worse than the first run', () => {
     const rows = exampleRows(data);
     expect(
-      rows.map((r) => [r.key, r.results[1]?.reward, r.results[2]?.reward, r.regression]),
+      rows.map((r) => [r.key, r.results[1]?.reward, r.results[2]?.reward, r.better, r.worse]),
     ).toEqual([
-      ['{"query":"France?"}', 1, 0, true],
-      ['{"query":"Spain?"}', 0, 1, false],
+      ['{"query":"France?"}', 1, 0, false, true],
+      ['{"query":"Spain?"}', 0, 1, true, false],
     ]);
+    expect(changeBaseline(data)).toBe('#1 base');
+    expect(filterExamples(rows, 'better').map((r) => r.key)).toEqual(['{"query":"Spain?"}']);
+    expect(filterExamples(rows, 'worse').map((r) => r.key)).toEqual(['{"query":"France?"}']);
+    expect(filterExamples(rows, 'all')).toHaveLength(2);
     expect(sortExamples(rows, { by: 2, desc: true }).map((r) => r.key)).toEqual([
       '{"query":"Spain?"}',
       '{"query":"France?"}',
     ]);
+  });
+
+  it('with one run, compares each row after training with the same row before', () => {
+    const example = (query: string, before: number | null, after: number) => ({
+      input: { query },
+      expected: { answer: 'x' },
+      output: { answer: 'y' },
+      reward: after,
+      before_reward: before,
+      after_reward: after,
+    });
+    const one: CompareData = {
+      runs: [
+        {
+          ...data.runs[0]!,
+          examples: [
+            example('up', 0, 1),
+            example('down', 1, 0),
+            example('same', 1, 1),
+            example('unknown', null, 1),
+          ],
+        },
+      ],
+      variables: {},
+    };
+    const rows = exampleRows(one);
+    expect(changeBaseline(one)).toBe('before training');
+    expect(rows.map((r) => [r.input, r.better, r.worse])).toEqual([
+      [{ query: 'up' }, true, false],
+      [{ query: 'down' }, false, true],
+      [{ query: 'same' }, false, false],
+      [{ query: 'unknown' }, false, false],
+    ]);
+    expect(filterExamples(rows, 'better').map((r) => r.input)).toEqual([{ query: 'up' }]);
+    expect(filterExamples(rows, 'worse').map((r) => r.input)).toEqual([{ query: 'down' }]);
+  });
+
+  it('judges a change by the per-row mean after training when the run stored one', () => {
+    const repeated: CompareData = {
+      runs: [
+        {
+          ...data.runs[0]!,
+          examples: [
+            // The output shown scored 1 in the last evaluation; over all of them, 0.5.
+            { ...data.runs[0]!.examples[0]!, reward: 1, before_reward: 0.75, after_reward: 0.5 },
+          ],
+        },
+      ],
+      variables: {},
+    };
+    const [row] = exampleRows(repeated);
+    expect(row!.results[1]).toMatchObject({ reward: 1, after: 0.5, before: 0.75 });
+    expect([row!.better, row!.worse]).toEqual([false, true]);
   });
 
   it('exports the table as RFC 4180 CSV', () => {

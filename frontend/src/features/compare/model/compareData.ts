@@ -1,15 +1,31 @@
+import type { PairedComparison, Versus } from '@/lib/api/types';
 import { toCsv } from '@/lib/csv';
 
 /** What GET /api/runs/compare/ returns (studio/runs/compare.py). */
 export type Stat = { mean: number; std: number };
+export type CompareExample = {
+  input: unknown;
+  expected: unknown;
+  output: unknown;
+  /** The reward of `output` (the last evaluation after training). */
+  reward: number;
+  /** The row's reward before / after training (means over repeats); null if not stored. */
+  before_reward?: number | null;
+  after_reward?: number | null;
+};
 export type CompareRun = {
   id: number;
   name: string;
   state: string;
+  dataset?: number;
   curves: Record<string, (number | null)[]> & { epoch: number[] };
   before: Record<string, Stat> | null;
   after: Record<string, Stat> | null;
-  examples: { input: unknown; expected: unknown; output: unknown; reward: number }[];
+  examples: CompareExample[];
+  /** After against its own before, row by row. */
+  gain?: PairedComparison | null;
+  /** After against the first run's after (null for the first run). */
+  versus?: Versus | null;
 };
 export type CompareData = {
   runs: CompareRun[];
@@ -143,16 +159,60 @@ export function barsOption(bars: Bar[], figure = 'reward') {
   };
 }
 
+export type ExampleResult = {
+  output: unknown;
+  /** The reward of `output`. */
+  reward: number;
+  /** The row's reward after training: the mean over repeats when stored, else `reward`. */
+  after: number;
+  /** The row's reward before training, when the run stored it. */
+  before: number | null;
+};
+
 export type ExampleRow = {
   key: string;
   input: unknown;
   expected: unknown;
-  results: Record<number, { output: unknown; reward: number } | undefined>;
-  /** Some run scored this example lower than the first (baseline) run. */
-  regression: boolean;
+  results: Record<number, ExampleResult | undefined>;
+  /** One run: scored higher after training than before. Several: some run scored higher
+   * than the first (baseline) run. */
+  better: boolean;
+  /** The same, lower: a regression. */
+  worse: boolean;
 };
 
-/** One row per test example (matched by input), each run's output and reward beside. */
+/** Which rows the per-example table shows. */
+export type ExampleFilter = 'all' | 'better' | 'worse';
+
+/** What a row got better or worse against: its own before (one run), or the first run. */
+export function changeBaseline(data: CompareData): string {
+  const first = data.runs[0];
+  if (!first) return '';
+  return data.runs.length === 1 ? 'before training' : runLabel(first);
+}
+
+export function filterExamples(rows: ExampleRow[], filter: ExampleFilter): ExampleRow[] {
+  if (filter === 'better') return rows.filter((r) => r.better);
+  if (filter === 'worse') return rows.filter((r) => r.worse);
+  return rows;
+}
+
+/** A row's changes: after minus before (one run), or each other run minus the first. */
+function rowChanges(row: ExampleRow, first: CompareRun, others: CompareRun[]): number[] {
+  const base = row.results[first.id];
+  if (!base) return [];
+  if (others.length === 0) return base.before === null ? [] : [base.after - base.before];
+  return others.flatMap((run) => {
+    const result = row.results[run.id];
+    return result ? [result.after - base.after] : [];
+  });
+}
+
+/**
+ * One row per test example (matched by input), each run's output and reward beside, and
+ * whether it got better or worse: after training against before for one run, each run
+ * against the first for several (rewards are the per-row means when the runs stored them).
+ */
 export function exampleRows(data: CompareData): ExampleRow[] {
   const rows = new Map<string, ExampleRow>();
   for (const run of data.runs) {
@@ -165,22 +225,24 @@ export function exampleRows(data: CompareData): ExampleRow[] {
           input: example.input,
           expected: example.expected,
           results: {},
-          regression: false,
+          better: false,
+          worse: false,
         };
         rows.set(key, row);
       }
-      row.results[run.id] = { output: example.output, reward: example.reward };
+      row.results[run.id] = {
+        output: example.output,
+        reward: example.reward,
+        after: example.after_reward ?? example.reward,
+        before: example.before_reward ?? null,
+      };
     }
   }
-  const baseline = data.runs[0]?.id;
+  const [first, ...others] = data.runs;
   for (const row of rows.values()) {
-    const base = baseline === undefined ? undefined : row.results[baseline]?.reward;
-    row.regression =
-      base !== undefined &&
-      data.runs.slice(1).some((run) => {
-        const reward = row.results[run.id]?.reward;
-        return reward !== undefined && reward < base;
-      });
+    const changes = first ? rowChanges(row, first, others) : [];
+    row.better = changes.some((change) => change > 0);
+    row.worse = changes.some((change) => change < 0);
   }
   return [...rows.values()];
 }
