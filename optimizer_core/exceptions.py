@@ -12,6 +12,7 @@ The hierarchy::
     ├── RewardError                  a reward or metric returned a non-number
     ├── LocalModelError              (local_models) the bundled model's server could not
     │                                be found, started or stopped
+    ├── BudgetExhausted              a run's `Budget` refused a request (a cap was reached)
     └── LanguageModelError           a call to a language or embedding model failed
         ├── LanguageModelTimeout
         ├── RateLimitError           HTTP 429; carries ``retry_after``
@@ -121,6 +122,22 @@ class RewardError(OptimizerCoreError, TypeError):
 
 class LocalModelError(OptimizerCoreError):
     """The local model server could not be found, started or stopped."""
+
+
+class BudgetExhausted(OptimizerCoreError):
+    """A `Budget` cap was reached: no more requests start (not a `LanguageModelError`).
+
+    Attributes:
+        cap: ``"calls"``, ``"tokens"`` or ``"cost"``.
+        spent: the budget's snapshot when it refused.
+    """
+
+    def __init__(self, cap: str, spent: dict[str, Any], *, model: str | None = None) -> None:
+        limit = spent.get(f"max_{cap}")
+        super().__init__(f"budget spent: the run's cap of {limit} {cap} was reached")
+        self.cap = cap
+        self.spent = spent
+        self.model = model
 
 
 class LanguageModelError(OptimizerCoreError):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from optimizer_core.language_models.budget import Budget, BudgetExhausted
 from optimizer_core.language_models.embedding_model import EmbeddingModel
 from optimizer_core.language_models.fake import FakeEmbeddingModel, FakeLanguageModel
 from optimizer_core.language_models.language_model import LanguageModel
@@ -21,6 +22,8 @@ from optimizer_core.language_models.usage import CallRecord, Usage
 from optimizer_core.saving.families import Family
 
 __all__ = [
+    "Budget",
+    "BudgetExhausted",
     "CallRecord",
     "EmbeddingModel",
     "FakeEmbeddingModel",

@@ -30,6 +30,7 @@ from optimizer_core.exceptions import (
     RateLimitError,
     ServerError,
 )
+from optimizer_core.language_models.budget import Budget
 from optimizer_core.language_models.concurrency import ConcurrencyLimit
 from optimizer_core.language_models.usage import CallRecord, Usage
 
@@ -176,6 +177,9 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
 
     Attributes:
         usage: the `Usage` accounting of every call.
+        budget: a `Budget` shared with the run's other models (None: uncapped); each
+            request reserves one call from it just before it is sent, and a
+            refusal raises `BudgetExhausted` (see `budget`).
         last_error: the error the latest failed call raised (None before any), for a
             caller that only sees a failed sample and wants the model's reason.
     """
@@ -242,6 +246,7 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
         self.cache_dir = None if cache_dir is None else os.fspath(cache_dir)
         self.litellm_kwargs = dict(litellm_kwargs)
         self.usage = Usage()
+        self.budget: Budget | None = None
         self.last_error: LanguageModelError | None = None
         self._limit = ConcurrencyLimit(self.max_concurrency, usage=self.usage)
 
@@ -320,18 +325,21 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
                     raise
                 meter.backoff_s += delay
             except BaseException as error:
-                failure = f"{type(error).__name__}: {error}"
-                self.usage.record(meter.record(self.model, error=failure))
+                if meter.attempts:  # a call refused by the budget before sending made none
+                    failure = f"{type(error).__name__}: {error}"
+                    self.usage.record(meter.record(self.model, error=failure))
                 raise
             else:
                 self.usage.record(meter.record(self.model))
                 return result
 
     async def _send(self, request: RequestT, meter: _CallMeter) -> ResponseT:
-        """One attempt: wait for a slot, then the transport within the time allowed."""
-        meter.attempts += 1
+        """One attempt: wait for a slot, take a call from the budget, send in the time allowed."""
         queued = time.perf_counter()
         async with self._limit.slot():
+            if self.budget is not None:
+                self.budget.reserve(self.model)  # BudgetExhausted: nothing sent
+            meter.attempts += 1
             sent = time.perf_counter()
             meter.queue_s += sent - queued
             time_limit = min(self.timeout, meter.time_left())
@@ -354,6 +362,10 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
                 self.usage.request_finished()
         self._limit.succeeded()
         meter.add(response)
+        if self.budget is not None:
+            self.budget.spend(
+                tokens=response.prompt_tokens + response.completion_tokens, cost=response.cost
+            )
         return response
 
     # -- retries ----------------------------------------------------------------

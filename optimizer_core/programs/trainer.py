@@ -20,6 +20,7 @@ from optimizer_core.callbacks import CallbackList
 from optimizer_core.datamodels import DataModel, JsonDict, to_json
 from optimizer_core.exceptions import (
     AuthenticationError,
+    BudgetExhausted,
     DataError,
     LanguageModelError,
     ProgramError,
@@ -263,6 +264,9 @@ class Trainer:
             # The run's record since epoch 0, as the uninterrupted run's would be.
             for entry in past_epochs:
                 cbs.history.on_epoch_end(int(entry["epoch"]), dict(entry["logs"]))
+        # Restored when a `Budget` stops the fit before any epoch ends.
+        start_snapshot = _snapshot(trainable)
+        budget_error: BudgetExhausted | None = None
         try:
             for epoch in range(initial_epoch, epochs):
                 await cbs.on_epoch_begin(epoch, {})
@@ -361,8 +365,17 @@ class Trainer:
                 await cbs.on_epoch_end(epoch, dict(epoch_logs))
                 if self.stop_training:
                     break
+        except BudgetExhausted as error:
+            # The run's budget is spent: stop like `stop_training`, keeping the best epoch's
+            # variables (the starting ones when no epoch ended); no step in flight is kept.
+            budget_error = error
+            self.stop_training = True
+            if best_snapshot is None:
+                best_snapshot = start_snapshot
         finally:
             optimizer.event_sink = None
+        if budget_error is not None:
+            epoch_logs = {**epoch_logs, "budget_exhausted": budget_error.cap}
         if best_snapshot is not None:
             for variable in trainable:
                 snapshot = best_snapshot.get(variable.name)
