@@ -35,6 +35,7 @@ from schemathesis.specs.openapi.checks import (
 
 from optimizer_core.language_models.fake import FakeLanguageModel
 from studio import celery_app
+from studio.accounts.models import SavedDataModel
 from studio.datasets.models import Dataset
 from studio.programs.models import Program
 from studio.providers.models import Provider
@@ -68,6 +69,7 @@ def owned(owner) -> dict[str, int]:
         "datasets": Dataset.objects.get(owner=owner).pk,
         "providers": Provider.objects.get(owner=owner).pk,
         "runs": Run.objects.get(owner=owner).pk,
+        "data-models": SavedDataModel.objects.get(owner=owner).pk,
     }
 
 
@@ -91,6 +93,11 @@ def owner(db, django_user_model) -> Any:
     for batch in range(3):
         record_event(run.pk, "batch", {"batch": batch, "reward": 0.5})
     Checkpoint.objects.create(run=run, epoch=1, document=program_document(), logs={"reward": 1})
+    SavedDataModel.objects.create(
+        owner=user,
+        name="Query",
+        schema={"type": "object", "properties": {"query": {"type": "string"}}},
+    )
     return user
 
 
