@@ -274,6 +274,16 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         self._mode: StructuredOutput = structured_output
         self._cache = DiskCache(self.cache_dir) if self.cache_dir is not None else None
 
+    def use_cache(self, cache_dir: str | os.PathLike[str] | None) -> None:
+        """Cache answers in ``cache_dir`` from now on (None: the constructor's cache).
+
+        Unlike the constructor's ``cache_dir`` this is not part of `get_config`: a
+        program saved with this model does not carry the directory (the studio
+        attaches each user's own cache this way).
+        """
+        directory = self.cache_dir if cache_dir is None else os.fspath(cache_dir)
+        self._cache = DiskCache(directory) if directory is not None else None
+
     def _default_concurrency(self) -> int:
         """Requests in flight when ``max_concurrency`` is not given: the provider's capacity."""
         return DEFAULT_MAX_CONCURRENCY

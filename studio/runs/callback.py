@@ -59,11 +59,17 @@ _SUMMED = (
     "total_tokens",
     "cost",
     "total_latency_s",
+    "total_queue_ms",
+    "total_provider_ms",
 )
 
 
-def combined_usage(models: list[Any], base: dict[str, Any]) -> dict[str, Any]:
-    """The models' `Usage.snapshot()` added to what earlier attempts of the run spent."""
+def combined_usage(models: list[Any], base: dict[str, Any], budget: Any = None) -> dict[str, Any]:
+    """The models' `Usage.snapshot()` added to what earlier attempts of the run spent.
+
+    Also: mean queueing and provider time per call, the first model's concurrency
+    bound now and its history (this attempt's), and the run's `Budget` (spent vs caps).
+    """
     total: dict[str, Any] = {key: base.get(key, 0) for key in _SUMMED}
     total["max_in_flight"] = int(base.get("max_in_flight", 0))
     for model in models:
@@ -73,6 +79,21 @@ def combined_usage(models: list[Any], base: dict[str, Any]) -> dict[str, Any]:
         total["max_in_flight"] = max(total["max_in_flight"], snapshot.get("max_in_flight", 0))
     calls = total["calls"]
     total["mean_latency_s"] = total["total_latency_s"] / calls if calls else 0.0
+    total["mean_queue_ms"] = total["total_queue_ms"] / calls if calls else 0.0
+    total["mean_provider_ms"] = total["total_provider_ms"] / calls if calls else 0.0
+    if models:
+        first = models[0].usage.snapshot()
+        total["concurrency_bound"] = first.get("concurrency_bound")
+        total["max_concurrency"] = first.get("max_concurrency")
+        total["concurrency_history"] = first.get("concurrency_history", [])
+    else:
+        for key in ("concurrency_bound", "max_concurrency", "concurrency_history"):
+            if key in base:
+                total[key] = base[key]
+    if budget is not None:
+        total["budget"] = budget.snapshot()
+    elif "budget" in base:
+        total["budget"] = base["budget"]
     return jsonable(total)
 
 
@@ -111,6 +132,7 @@ class StudioCallback(Callback):
         self.usage_base = dict(usage_base or {})
         self.epoch = initial_epoch
         self.cancelled = False
+        self.budget: Any = None
 
     async def emit(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         return await emit(self.run_id, kind, jsonable(payload))
@@ -122,7 +144,7 @@ class StudioCallback(Callback):
             self.program.stop_training = True
 
     def usage(self) -> dict[str, Any]:
-        return combined_usage(self.language_models, self.usage_base)
+        return combined_usage(self.language_models, self.usage_base, self.budget)
 
     async def emit_usage(self) -> None:
         usage = self.usage()

@@ -18,7 +18,10 @@ a serialised object (a `MeanRewardWrapper`'s ``fn``, a `ProgramAsJudge`'s
 check names the argument in its message.
 
 ``fit_config``: ``epochs``, ``batch_size``, ``validation_split``, ``seed``,
-``shuffle``, ``evaluation_temperature`` and ``evaluations``. The test split is
+``shuffle``, ``evaluation_temperature``, ``evaluations``, the hard caps
+``max_calls``, ``max_tokens``, ``max_cost`` (None: no cap; see `budget_caps`
+and `studio.runs.training`) and ``cache`` (the owner's response cache, on by
+default). The test split is
 evaluated before and after training with every module's model pinned to
 ``evaluation_temperature`` (default 0: the same prompt gets the same answer, so
 the difference is the training's, not sampling noise) and, at temperature 0, to
@@ -81,6 +84,25 @@ FIT_PARAMS: tuple[Param, ...] = tuple(
               label="Evaluations (before / after)", type="int", default=1, minimum=1,
               maximum=20),
         Param("shuffle", "shuffle the training rows every epoch", type="bool", default=True),
+        Param("max_calls",
+              "hard cap on requests to the provider (retries count, cache hits do not); "
+              "the run stops with its best program when it is spent (none: no cap)",
+              label="Max LM calls", type="int", default=None, minimum=1, maximum=10_000_000),
+        Param("max_tokens",
+              "hard cap on tokens (prompt + completion); the request that crosses it is the "
+              "last (none: no cap)",
+              label="Max tokens", type="int", default=None, minimum=1,
+              maximum=100_000_000_000),
+        Param("max_cost",
+              "hard cap on cost in US dollars, where the provider has prices; the request that "
+              "crosses it is the last (none: no cap)",
+              label="Max cost ($)", type="float", default=None, minimum=0.0,
+              exclusive_minimum=True, maximum=1_000_000.0),
+        Param("cache",
+              "reuse your earlier answers to identical requests (same model, messages, schema, "
+              "temperature, seed and parameters) across your runs; a cached answer repeats, "
+              "even above temperature 0: turn off for fresh samples",
+              label="Response cache", type="bool", default=True),
     )
 )  # fmt: skip
 FIT_DEFAULTS: JsonDict = {param.name: param.default for param in FIT_PARAMS}
@@ -88,7 +110,10 @@ _FIT_PARAM = {param.name: param for param in FIT_PARAMS}
 _INT_RANGES = {
     param.name: (int(param.minimum), int(param.maximum))
     for param in FIT_PARAMS
-    if param.type == "int" and param.minimum is not None and param.maximum is not None
+    if param.type == "int"
+    and param.minimum is not None
+    and param.maximum is not None
+    and param.default is not None  # the caps may be None: Param.check checks them
 }
 
 
@@ -241,11 +266,18 @@ def validate_fit_config(config: Any) -> JsonDict:
         raise ValidationError({"fit_config.seed": f"must be an integer or null, got {seed!r}"})
     if not isinstance(merged["shuffle"], bool):
         raise ValidationError({"fit_config.shuffle": "must be true or false"})
-    try:
-        _FIT_PARAM["evaluation_temperature"].check(merged["evaluation_temperature"])
-    except (TypeError, ValueError) as error:
-        raise ValidationError({"fit_config.evaluation_temperature": str(error)}) from None
+    for key in ("evaluation_temperature", "max_calls", "max_tokens", "max_cost", "cache"):
+        try:
+            _FIT_PARAM[key].check(merged[key])
+        except (TypeError, ValueError) as error:
+            raise ValidationError({f"fit_config.{key}": str(error)}) from None
     return merged
+
+
+def budget_caps(fit_config: JsonDict) -> JsonDict | None:
+    """``{"max_calls", "max_tokens", "max_cost"}`` of a run with a cap, else None."""
+    caps = {key: fit_config.get(key) for key in ("max_calls", "max_tokens", "max_cost")}
+    return caps if any(value is not None for value in caps.values()) else None
 
 
 def evaluation_settings(fit_config: JsonDict) -> tuple[float | None, int | None, int]:

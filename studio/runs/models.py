@@ -11,14 +11,25 @@ class Run(models.Model):
         SUCCEEDED = "succeeded"
         FAILED = "failed"
         CANCELLED = "cancelled"
+        # A hard cap of fit_config (max_calls / max_tokens / max_cost) was reached: the
+        # best program found so far is stored, with its evaluation when the held-back
+        # share of the budget covered it (studio.runs.training).
+        BUDGET_SPENT = "budget_spent"
 
     # Allowed transitions; anything else is a bug or a race and is refused.
     TRANSITIONS: dict[str, set[str]] = {
         State.QUEUED: {State.RUNNING, State.CANCELLED, State.FAILED},
-        State.RUNNING: {State.SUCCEEDED, State.FAILED, State.CANCELLED, State.QUEUED},
+        State.RUNNING: {
+            State.SUCCEEDED,
+            State.FAILED,
+            State.CANCELLED,
+            State.QUEUED,
+            State.BUDGET_SPENT,
+        },
         State.SUCCEEDED: set(),
         State.FAILED: set(),
         State.CANCELLED: set(),
+        State.BUDGET_SPENT: set(),
     }
 
     owner = models.ForeignKey(
@@ -36,7 +47,7 @@ class Run(models.Model):
     fit_config = models.JSONField(
         help_text="epochs, batch_size, validation_split, seed, evaluations"
     )
-    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.QUEUED)
     error = models.TextField(blank=True, default="")
     cancel_requested = models.BooleanField(default=False)
     parent = models.ForeignKey(

@@ -28,7 +28,7 @@ from studio.runs.models import Checkpoint, Run
 logger = logging.getLogger(__name__)
 
 State = Run.State
-TERMINAL = {State.SUCCEEDED, State.FAILED, State.CANCELLED}
+TERMINAL = {State.SUCCEEDED, State.FAILED, State.CANCELLED, State.BUDGET_SPENT}
 
 
 def stale_after() -> timedelta:

@@ -24,15 +24,22 @@ from typing import Any
 
 import numpy as np
 from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
 
 from optimizer_core.callbacks import Callback
-from optimizer_core.exceptions import AuthenticationError, LanguageModelError
+from optimizer_core.exceptions import AuthenticationError, BudgetExhausted, LanguageModelError
+from optimizer_core.language_models import Budget
 from optimizer_core.programs import Program
 from studio.programs.documents import load_program
 from studio.providers.redaction import redact
 from studio.runs import adapters, services
 from studio.runs.callback import EvaluationProgress, RunCancelled, StudioCallback, jsonable
-from studio.runs.config import build_compile_objects, evaluation_settings, needs_embedding_model
+from studio.runs.config import (
+    budget_caps,
+    build_compile_objects,
+    evaluation_settings,
+    needs_embedding_model,
+)
 from studio.runs.models import Run
 from studio.runs.significance import rows_digest
 
@@ -319,6 +326,12 @@ async def train_claimed_run(run_id: int) -> None:
     except RunCancelled:
         await sync_to_async(Run.objects.filter(pk=run_id).update)(usage=callback.usage())
         await sync_to_async(services.transition)(run_id, to=State.CANCELLED)
+    except BudgetExhausted as error:
+        # Spent before training began (the evaluation before it): nothing trained to store.
+        usage = callback.usage()
+        await sync_to_async(Run.objects.filter(pk=run_id).update)(usage=usage)
+        await callback.emit("budget_spent", {"cap": error.cap, "budget": usage.get("budget")})
+        await sync_to_async(services.transition)(run_id, to=State.BUDGET_SPENT, error=str(error))
     except Exception as error:
         logger.exception("run %s failed", run_id)
         message = redact(str(error))
@@ -348,6 +361,13 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
     callback.initial_epoch = callback.epoch = ctx.initial_epoch
     callback.language_models = [m for m in (ctx.language_model, ctx.embedding_model) if m]
     callback.usage_base = dict(run.usage or {})
+    budget = _budget(run.fit_config, callback.usage_base)
+    callback.budget = budget
+    for model in callback.language_models:
+        model.budget = budget
+    if run.fit_config.get("cache", True) and hasattr(ctx.language_model, "use_cache"):
+        # The owner's response cache: identical requests of their runs are answered once.
+        ctx.language_model.use_cache(settings.STUDIO_LM_CACHE_DIR / f"user_{run.owner_id}")
     if ctx.resumed_from is not None:
         await callback.emit("resumed", {"from_epoch": ctx.resumed_from, "attempt": run.attempts})
     program = build_program(
@@ -358,6 +378,7 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
         embedding_model=ctx.embedding_model,
     )
     callback.set_program(program)
+    spent_before = budget.snapshot() if budget is not None else None
     if run.before is None:
         before, before_rewards = await _evaluations(program, ctx, callback, phase="before")
         await sync_to_async(Run.objects.filter(pk=run_id).update)(
@@ -367,6 +388,18 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
         )
         # What the evaluation spent, before training's first batch reports more.
         await callback.emit_usage()
+    if budget is not None and spent_before is not None:
+        # The evaluation after training is reserved up front: training may not spend
+        # what the evaluation before it spent (or, on a resume, a call per test row).
+        now = budget.snapshot()
+        if run.before is None:
+            budget.hold(
+                calls=now["calls"] - spent_before["calls"],
+                tokens=now["tokens"] - spent_before["tokens"],
+                cost=now["cost"] - spent_before["cost"],
+            )
+        else:
+            budget.hold(calls=len(ctx.x_test) * evaluation_settings(run.fit_config)[2])
     fit_config = run.fit_config
     await program.fit(
         x=ctx.x_train,
@@ -382,11 +415,47 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
     )
     if callback.cancelled:
         raise RunCancelled
-    after, after_rewards = await _evaluations(program, ctx, callback, phase="after")
+    # Training kept its best variables; the held-back share now pays for their evaluation.
+    spent = budget is not None and budget.exhausted is not None
+    after: dict[str, Any] | None = None
+    after_rewards: list[float] | None = None
+    if budget is not None:
+        budget.release()
+    try:
+        after, after_rewards = await _evaluations(program, ctx, callback, phase="after")
+    except BudgetExhausted:
+        spent = True  # the evaluation needed more than was held back: stored without it
     trained = jsonable(program.to_json())
     usage = callback.usage()
     await sync_to_async(Run.objects.filter(pk=run_id).update)(
         after=after, after_rewards=after_rewards, trained_document=trained, usage=usage
     )
     await callback.emit("usage", usage)
+    if spent and budget is not None:
+        cap = budget.exhausted or "calls"
+        await callback.emit("budget_spent", {"cap": cap, "budget": budget.snapshot()})
+        message = f"budget spent: the cap on {cap} was reached; the best program so far is stored"
+        await sync_to_async(services.transition)(run_id, to=State.BUDGET_SPENT, error=message)
+        return
     await sync_to_async(services.transition)(run_id, to=State.SUCCEEDED)
+
+
+def _budget(fit_config: dict[str, Any], spent: dict[str, Any]) -> Budget | None:
+    """The run's `Budget` (None without caps), less what its earlier attempts spent.
+
+    One budget is shared by every model of the run (task model, optimizer, judge,
+    embeddings). Requests sent = calls - cache hits + retries.
+    """
+    caps = budget_caps(fit_config)
+    if caps is None:
+        return None
+    budget = Budget(**caps)
+    budget.calls = max(
+        0,
+        int(spent.get("calls", 0))
+        - int(spent.get("cached_calls", 0))
+        + int(spent.get("retries", 0)),
+    )
+    budget.tokens = int(spent.get("total_tokens", 0))
+    budget.cost = float(spent.get("cost", 0.0))
+    return budget

@@ -104,6 +104,8 @@ FRONTEND_DIST = Path(env("STUDIO_FRONTEND_DIST", default=str(BASE_DIR / "fronten
 WHITENOISE_ROOT = FRONTEND_DIST if FRONTEND_DIST.is_dir() else None
 WHITENOISE_IMMUTABLE_FILE_TEST = r"^/assets/.+-[0-9A-Za-z_-]{8,}\.\w+$"
 MEDIA_ROOT = Path(env("STUDIO_MEDIA_ROOT", default=str(VAR_DIR / "media")))
+# Each user's LM response cache (a directory per user; runs with fit_config.cache reuse it).
+STUDIO_LM_CACHE_DIR = Path(env("STUDIO_LM_CACHE_DIR", default=str(VAR_DIR / "lm_cache")))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -34,3 +34,4 @@ def other_api(other_user) -> APIClient:
 @pytest.fixture(autouse=True)
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.STUDIO_LM_CACHE_DIR = tmp_path / "lm_cache"  # user ids repeat across tests

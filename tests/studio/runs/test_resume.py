@@ -25,6 +25,9 @@ FIT = {
     "seed": 7,
     "shuffle": True,
     "validation_split": 0.25,
+    # Both runs fresh from the provider: with the owner's cache the second would reuse
+    # the first's answers, which a sampling student does not give twice.
+    "cache": False,
 }
 
 

@@ -1860,9 +1860,10 @@ export interface components {
          *     * `succeeded` - Succeeded
          *     * `failed` - Failed
          *     * `cancelled` - Cancelled
+         *     * `budget_spent` - Budget Spent
          * @enum {string}
          */
-        StateEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        StateEnum: "queued" | "running" | "succeeded" | "failed" | "cancelled" | "budget_spent";
         /**
          * @description * `uploaded` - Uploaded
          *     * `validating` - Validating
@@ -3709,8 +3710,9 @@ export interface operations {
                  *     * `succeeded` - Succeeded
                  *     * `failed` - Failed
                  *     * `cancelled` - Cancelled
+                 *     * `budget_spent` - Budget Spent
                  */
-                state?: "cancelled" | "failed" | "queued" | "running" | "succeeded";
+                state?: "budget_spent" | "cancelled" | "failed" | "queued" | "running" | "succeeded";
             };
             header?: never;
             path?: never;
