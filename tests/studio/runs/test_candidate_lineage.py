@@ -116,3 +116,17 @@ def test_another_users_run_has_no_lineage_to_show(api, other_api, user):
     assert other_api.get(f"/api/runs/{run.pk}/lineage/").status_code == 404
     empty = api.get(f"/api/runs/{run.pk}/lineage/").json()
     assert empty == {"run": run.pk, "optimizer": "random_few_shot", "variables": [], "rows": []}
+
+
+def test_a_seeded_runs_lineage_is_read_from_its_stored_events_alone(api, user):
+    from tests.studio.runs.lineage_seed import seed_omega_run
+
+    run = seed_omega_run(user)  # what the browser test shows
+    (variable,) = api.get(f"/api/runs/{run.pk}/lineage/").json()["variables"]
+    operations = [n["operation"] for n in variable["nodes"]]
+    assert operations[0] == "init" and len(operations) == 1 + 3 * 4
+    assert operations.count("crossover") >= 4
+    assert (
+        variable["best"] == run.trained_document["variables"][variable["name"]]["current_candidate"]
+    )
+    assert sum(e["crossover"] for e in variable["edges"]) == 2 * operations.count("crossover")

@@ -19,6 +19,18 @@ describe('diffText', () => {
     ]);
   });
 
+  it('keeps a rewritten sentence in one piece instead of alternating word by word', () => {
+    expect(diffText('Answer with a JSON object.', 'Name the capital city only.')).toEqual([
+      { kind: 'removed', text: 'Answer with a JSON object.' },
+      { kind: 'added', text: 'Name the capital city only.' },
+    ]);
+    expect(diffText('Be brief. Answer with a JSON object.', 'Be brief. Name the city.')).toEqual([
+      { kind: 'same', text: 'Be brief. ' },
+      { kind: 'removed', text: 'Answer with a JSON object.' },
+      { kind: 'added', text: 'Name the city.' },
+    ]);
+  });
+
   it('gives both texts back', () => {
     const before = 'Think step by step.\nThen answer in one word.';
     const after = 'Think briefly.\nThen answer in one word, in English.';

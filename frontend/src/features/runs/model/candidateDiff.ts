@@ -35,6 +35,36 @@ function merge(segments: Segment[]): Segment[] {
   return merged;
 }
 
+/**
+ * One removal then one addition per run of changes: two different sentences share little but
+ * the spaces between their words, and word-by-word alternation would be unreadable.
+ */
+function groupChanges(segments: Segment[]): Segment[] {
+  const out: Segment[] = [];
+  let i = 0;
+  while (i < segments.length) {
+    if (segments[i]!.kind === 'same') {
+      out.push(segments[i++]!);
+      continue;
+    }
+    let removed = '';
+    let added = '';
+    for (; i < segments.length; i++) {
+      const s = segments[i]!;
+      const next = segments[i + 1];
+      if (s.kind === 'removed') removed += s.text;
+      else if (s.kind === 'added') added += s.text;
+      else if (/^\s+$/.test(s.text) && next && next.kind !== 'same') {
+        removed += s.text;
+        added += s.text;
+      } else break;
+    }
+    if (removed.trim()) out.push({ kind: 'removed', text: removed });
+    if (added.trim()) out.push({ kind: 'added', text: added });
+  }
+  return merge(out);
+}
+
 /** The words of `after` against `before`: kept, added and removed runs, in reading order. */
 export function diffText(before: string, after: string): Segment[] {
   if (before === after) return before ? [{ kind: 'same', text: before }] : [];
@@ -67,7 +97,7 @@ export function diffText(before: string, after: string): Segment[] {
   }
   while (i < a.length) out.push({ kind: 'removed', text: a[i++]! });
   while (j < b.length) out.push({ kind: 'added', text: b[j++]! });
-  return merge(out);
+  return groupChanges(merge(out));
 }
 
 /** An example's identity: its inputs and outputs (its recorded reward aside). */

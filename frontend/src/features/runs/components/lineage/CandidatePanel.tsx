@@ -58,8 +58,10 @@ function FieldChange({ diff }: { diff: FieldDiff }) {
     return (
       <>
         <h4>
-          <span className="mono">{diff.field}</span>: {diff.added.length} added,{' '}
-          {diff.removed.length} removed, {diff.kept} kept
+          <span className="mono">{diff.field}</span>:{' '}
+          {diff.changed
+            ? `${diff.added.length} added, ${diff.removed.length} removed, ${diff.kept} kept`
+            : `unchanged (${diff.kept})`}
         </h4>
         {(diff.added.length > 0 || diff.removed.length > 0) && (
           <ul className={styles.examples} aria-label={`${diff.field} added and removed`}>
@@ -187,8 +189,8 @@ function AgainstParent({
       ) : (
         <>
           <p className="note">
-            On the {comparison.shared} rows both were scored on: won{' '}
-            <b className={styles.won}>{comparison.won.length}</b>, lost{' '}
+            On the {comparison.shared === 1 ? 'one row' : `${comparison.shared} rows`} both were
+            scored on: won <b className={styles.won}>{comparison.won.length}</b>, lost{' '}
             <b className={styles.lost}>{comparison.lost.length}</b>, tied {comparison.tied}.
           </p>
           <RowTable
