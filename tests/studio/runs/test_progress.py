@@ -68,9 +68,7 @@ def test_evaluation_progress_is_throttled_but_always_says_the_start_and_the_end(
 
 @pytest.mark.django_db
 @pytest.mark.litellm
-def test_a_run_reports_evaluation_rows_and_usage_before_its_first_epoch_ends(
-    user, scripted_server
-):
+def test_a_run_reports_evaluation_rows_and_usage_before_its_first_epoch_ends(user, scripted_server):
     run = services.start_run(
         owner=user,
         program_version=make_version(user),

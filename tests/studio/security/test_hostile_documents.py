@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from studio.programs.models import Program, ProgramVersion
 from studio.programs.documents import DocumentInvalid, load_program
+from studio.programs.models import Program, ProgramVersion
 from studio.runs import compare
 from studio.runs.models import Run
 from studio.runs.training import execute_run
