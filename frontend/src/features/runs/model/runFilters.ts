@@ -1,6 +1,13 @@
 import type { RunFilters } from '@/lib/api/ops/runsList';
 
-export const RUN_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export const RUN_STATES = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'cancelled',
+  'budget_spent',
+] as const satisfies readonly NonNullable<RunFilters['state']>[];
 
 const positive = (raw: string | null) => {
   const value = Number(raw);

@@ -2,6 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../client';
 import { unwrap } from '../errors';
 import type { Page } from '../pagination';
+import type { operations } from '../schema';
 import type { Run } from '../types';
 
 export const runsKey = ['runs'] as const;
@@ -28,7 +29,7 @@ export type RunFilters = {
   dataset?: number;
   /** The optimizer named in `compile_config` (any case). */
   optimizer?: string;
-  state?: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  state?: NonNullable<NonNullable<operations['runs_list']['parameters']['query']>['state']>;
 };
 
 /** One page of the list (50 a page), with the API's `count`, `next` and `previous`. */
