@@ -11,7 +11,13 @@ import { PopulationTable } from './components/PopulationTable';
 import { UsagePanel } from './components/UsagePanel';
 import { VariablesPanel } from './components/VariablesPanel';
 import { useRunEvents } from './hooks/useRunEvents';
-import { connectionNote, isActive, progressSummary, shownState } from './model/runStatus';
+import {
+  connectionNote,
+  isActive,
+  progressSummary,
+  shownState,
+  stateLabel,
+} from './model/runStatus';
 import { inheritedLogs, type EvaluationSummary } from './model/runView';
 
 function Summary({ title, summary }: { title: string; summary: EvaluationSummary | null }) {
@@ -67,7 +73,7 @@ export default function RunPage() {
           {run.data?.name ? ` — ${run.data.name}` : ''}
         </h1>
         <span className={`badge badge-${state ?? 'queued'}`} data-testid="run-state">
-          {state ?? '…'}
+          {stateLabel(state) ?? '…'}
         </span>
         <span className="note" aria-live="polite">
           {connectionNote(serverState, status, replayed)}

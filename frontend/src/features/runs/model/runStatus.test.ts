@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionNote, progressSummary, shownState } from './runStatus';
+import { connectionNote, progressSummary, shownState, stateLabel } from './runStatus';
 import { buildView } from './runView';
 
 const ev = (seq: number, kind: string, payload: Record<string, unknown>) => ({
@@ -135,5 +135,40 @@ describe('progressSummary', () => {
     });
     // A run sent back to the queue waits for a worker, whatever it was doing.
     expect(progressSummary(before, 'queued').text).toBe('Waiting for a worker…');
+  });
+});
+
+describe('budget_spent', () => {
+  it('labels the state in words', () => {
+    expect(stateLabel('budget_spent')).toBe('budget spent — best program kept');
+    expect(stateLabel('running')).toBe('running');
+    expect(stateLabel(null)).toBeNull();
+  });
+
+  it('says where the run stopped on its cap, and that its best program was kept', () => {
+    const view = buildView([...midway, ev(8, 'budget_spent', { cap: 'calls' })]);
+    const summary = progressSummary(view, 'budget_spent');
+    expect(summary.text).toBe(
+      'Budget spent (the cap on calls) at epoch 2 of 5, batch 3 of 8 — best program kept',
+    );
+    expect(summary.label).toBeNull();
+  });
+
+  it('says nothing was trained when the cap was reached before training', () => {
+    const view = buildView([ev(1, 'state', { state: 'running' })]);
+    expect(progressSummary(view, 'budget_spent').text).toBe(
+      'Budget spent before training — nothing was trained',
+    );
+  });
+
+  it('says after training when the evaluation after it ran out', () => {
+    const view = buildView([
+      ...midway,
+      ev(8, 'train_end', {}),
+      ev(9, 'budget_spent', { cap: 'cost' }),
+    ]);
+    expect(progressSummary(view, 'budget_spent').text).toBe(
+      'Budget spent (the cap on cost) after training — best program kept',
+    );
   });
 });

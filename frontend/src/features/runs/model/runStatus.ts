@@ -21,6 +21,11 @@ export function shownState(state: string | null, cancelRequested: boolean): stri
   return cancelRequested && isActive(state) ? 'cancelling' : state;
 }
 
+/** The state in words: `budget_spent` says the run stopped on a cap and kept its best program. */
+export function stateLabel(state: string | null): string | null {
+  return state === 'budget_spent' ? 'budget spent — best program kept' : state;
+}
+
 /**
  * The note beside the state: "live" only while the run can still change and the socket
  * is open with the history replayed; nothing once the run has ended (its page is final).
@@ -81,6 +86,20 @@ export function progressSummary(view: RunView, state: string | null): ProgressSu
     else if (where) text = `${verb} at ${where}`;
     else text = `${verb} before training`;
     return { text, percent, label: null, measures: 'training' };
+  }
+  if (state === 'budget_spent') {
+    const cap = view.budgetCap ? ` (the cap on ${view.budgetCap})` : '';
+    const text = view.trainEnded
+      ? `Budget spent${cap} after training — best program kept`
+      : where
+        ? `Budget spent${cap} at ${where} — best program kept`
+        : `Budget spent${cap} before training — nothing was trained`;
+    return {
+      text,
+      percent,
+      label: null,
+      measures: 'training',
+    };
   }
   if (state === 'succeeded') {
     const epochs = view.epochs ? `${view.epochs} epoch${view.epochs === 1 ? '' : 's'}` : 'all';

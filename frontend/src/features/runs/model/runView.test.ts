@@ -3,6 +3,7 @@ import {
   applyEvent,
   batchTotals,
   buildView,
+  concurrencyLowered,
   curveGroups,
   emptyView,
   epochCurves,
@@ -270,5 +271,86 @@ describe('inherited epochs of a fork', () => {
       [null, 0.9],
       [0.1, null],
     ]);
+  });
+});
+
+describe('usage figures: timing, concurrency, cache, budget', () => {
+  const usage = {
+    calls: 120,
+    cached_calls: 18,
+    mean_queue_ms: 12.4,
+    mean_provider_ms: 840,
+    concurrency_bound: 4,
+    max_concurrency: 8,
+    concurrency_history: [
+      { at: 1, bound: 8, reason: 'start' },
+      { at: 2, bound: 4, reason: 'rate limited' },
+    ],
+    budget: {
+      calls: 120,
+      tokens: 9000,
+      cost: 0.1,
+      max_calls: 200,
+      max_tokens: null,
+      max_cost: null,
+      exhausted: null,
+    },
+  };
+
+  it('reads them from usage events and from batches that carry usage', () => {
+    for (const view of [
+      buildView([ev(1, 'usage', usage)]),
+      buildView([ev(1, 'batch', { epoch: 0, batch: 0, steps: 2, logs: {}, usage })]),
+      buildView([ev(1, 'evaluation_progress', { phase: 'before', rows: 5, rows_done: 1, usage })]),
+    ]) {
+      expect(view.usage).toMatchObject({
+        cached_calls: 18,
+        mean_queue_ms: 12.4,
+        mean_provider_ms: 840,
+        concurrency_bound: 4,
+        max_concurrency: 8,
+        budget: { calls: 120, max_calls: 200, max_tokens: null, exhausted: null },
+      });
+      expect(view.usage!.concurrency_history).toHaveLength(2);
+    }
+  });
+
+  it('defaults the figures a run recorded before them', () => {
+    const view = buildView([ev(1, 'usage', { calls: 3 })]);
+    expect(view.usage).toMatchObject({
+      mean_queue_ms: 0,
+      cached_calls: 0,
+      concurrency_bound: null,
+      concurrency_history: [],
+      budget: null,
+    });
+  });
+
+  it('tells a concurrency bound lowered after rate limits', () => {
+    expect(concurrencyLowered(usage)).toBe(true);
+    expect(
+      concurrencyLowered({ concurrency_history: [{ at: 1, bound: 8, reason: 'start' }] }),
+    ).toBe(false);
+    expect(
+      concurrencyLowered({
+        concurrency_history: [
+          { at: 1, bound: 8, reason: 'start' },
+          { at: 2, bound: 6, reason: '' },
+        ],
+      }),
+    ).toBe(true);
+  });
+
+  it('records the cap a budget_spent event names, and its budget', () => {
+    const view = buildView([
+      ev(1, 'usage', usage),
+      ev(2, 'budget_spent', {
+        cap: 'calls',
+        budget: { ...usage.budget, calls: 200, exhausted: 'calls' },
+      }),
+    ]);
+    expect(view.budgetCap).toBe('calls');
+    expect(view.usage!.budget).toMatchObject({ calls: 200, exhausted: 'calls' });
+    expect(view.usage!.cached_calls).toBe(18);
   });
 });

@@ -13,6 +13,32 @@ export type Usage = {
   cost: number;
   mean_latency_s: number;
   failures: number;
+  /** Mean time a call waited for a concurrency slot, and the provider's time, per call (ms). */
+  mean_queue_ms: number;
+  mean_provider_ms: number;
+  /** Answers reused from the owner's response cache (not sent to the provider). */
+  cached_calls: number;
+  /** Calls allowed in flight now, its ceiling, and its changes (oldest first). */
+  concurrency_bound: number | null;
+  max_concurrency: number | null;
+  concurrency_history: ConcurrencyChange[];
+  /** Spent vs caps; null when the run has no caps. */
+  budget: Budget | null;
+};
+
+/** One change of the concurrency bound: `reason` "start", "rate limited", "recovered"... */
+export type ConcurrencyChange = { at: number | null; bound: number; reason: string };
+
+/** The run's budget (optimizer_core/language_models/budget.py `Budget.snapshot()`). */
+export type Budget = {
+  calls: number;
+  tokens: number;
+  cost: number;
+  max_calls: number | null;
+  max_tokens: number | null;
+  max_cost: number | null;
+  /** The cap reached ("calls", "tokens", "cost"), or null. */
+  exhausted: string | null;
 };
 
 export type Candidate = {
@@ -75,6 +101,8 @@ export type RunView = {
   evaluations: { before: EvaluationSummary | null; after: EvaluationSummary | null };
   /** The evaluation under way; null before one starts and once its phase is summarised. */
   evaluating: EvaluationProgress | null;
+  /** The cap a `budget_spent` event said was reached ("calls", "tokens", "cost"). */
+  budgetCap: string | null;
   lastSeq: number;
 };
 
@@ -97,6 +125,7 @@ export function emptyView(): RunView {
     candidates: 0,
     evaluations: { before: null, after: null },
     evaluating: null,
+    budgetCap: null,
     lastSeq: 0,
   };
 }
@@ -124,7 +153,42 @@ function usageOf(p: Record<string, unknown>): Usage {
     cost: num(p.cost) ?? 0,
     mean_latency_s: num(p.mean_latency_s) ?? 0,
     failures: num(p.failures) ?? 0,
+    mean_queue_ms: num(p.mean_queue_ms) ?? 0,
+    mean_provider_ms: num(p.mean_provider_ms) ?? 0,
+    cached_calls: num(p.cached_calls) ?? 0,
+    concurrency_bound: num(p.concurrency_bound),
+    max_concurrency: num(p.max_concurrency),
+    concurrency_history: Array.isArray(p.concurrency_history)
+      ? p.concurrency_history.filter(isRecord).flatMap((c) => {
+          const bound = num(c.bound);
+          return bound === null
+            ? []
+            : [{ at: num(c.at), bound, reason: typeof c.reason === 'string' ? c.reason : '' }];
+        })
+      : [],
+    budget: isRecord(p.budget) ? budgetOf(p.budget) : null,
   };
+}
+
+function budgetOf(b: Record<string, unknown>): Budget {
+  return {
+    calls: num(b.calls) ?? 0,
+    tokens: num(b.tokens) ?? 0,
+    cost: num(b.cost) ?? 0,
+    max_calls: num(b.max_calls),
+    max_tokens: num(b.max_tokens),
+    max_cost: num(b.max_cost),
+    exhausted: typeof b.exhausted === 'string' && b.exhausted ? b.exhausted : null,
+  };
+}
+
+/** Whether the concurrency bound ever dropped (the provider rate limited the run). */
+export function concurrencyLowered(usage: Pick<Usage, 'concurrency_history'>): boolean {
+  return usage.concurrency_history.some(
+    (change, i, all) =>
+      change.reason === 'rate limited' ||
+      (i > 0 && change.bound < (all[i - 1]?.bound ?? change.bound)),
+  );
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -202,6 +266,11 @@ export function applyEvent(view: RunView, event: RunEventLike): RunView {
     case 'usage':
       next.usage = usageOf(p);
       next.batches = { ...view.batches, batchesSinceUsage: 0 };
+      break;
+    case 'budget_spent':
+      next.budgetCap = typeof p.cap === 'string' ? p.cap : 'calls';
+      if (isRecord(p.budget) && view.usage)
+        next.usage = { ...view.usage, budget: budgetOf(p.budget) };
       break;
     case 'optimizer':
       if (p.event === 'candidate') next.candidates = view.candidates + 1;
