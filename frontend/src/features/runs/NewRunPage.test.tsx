@@ -130,6 +130,12 @@ describe('NewRunPage', () => {
     expect(screen.queryByTestId('estimate-total')).toBeNull();
     await user.clear(screen.getByLabelText('Epochs'));
     await user.type(screen.getByLabelText('Epochs'), '3');
+    // A cap on calls below the estimate: the form says the run will stop early.
+    expect(screen.getByLabelText('Max LM calls')).toHaveAttribute('placeholder', 'none');
+    await user.type(screen.getByLabelText('Max LM calls'), '5');
+    expect(screen.getByTestId('estimate-cap-calls')).toHaveTextContent(
+      /^estimated [\d,]+ calls — over your cap of 5: the run will stop early and keep its best program$/,
+    );
 
     await user.click(screen.getByRole('button', { name: 'Start run' }));
     expect(await screen.findByText('run page')).toBeInTheDocument();
@@ -166,6 +172,8 @@ describe('NewRunPage', () => {
         evaluation_temperature: 0,
         evaluations: 1,
         shuffle: true,
+        max_calls: 5,
+        cache: true,
       },
     });
   });

@@ -16,6 +16,7 @@ import { ParamFields } from './components/setup/ParamFields';
 import { Problems } from './components/setup/Problems';
 import { RewardChooser } from './components/setup/RewardChooser';
 import { RunTargetFields } from './components/setup/RunTargetFields';
+import { capsOf } from './model/budget';
 import {
   compileConfig,
   entryDefaults,
@@ -207,7 +208,11 @@ export default function NewRunPage() {
           />
           <Problems problems={bySection('fit')} />
           <h2 style={{ marginTop: 12 }}>Estimated LM calls</h2>
-          <CallEstimate estimate={estimate} lmModules={shape.lmModules} />
+          <CallEstimate
+            estimate={estimate}
+            lmModules={shape.lmModules}
+            caps={capsOf(fitParsed.values)}
+          />
         </section>
       </div>
       <div className="page-head">
