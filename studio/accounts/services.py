@@ -20,12 +20,11 @@ from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 import optimizer_core
-from optimizer_core.datamodels import data_model_from_schema
 from optimizer_core.testing.students import capitals_task
 from studio.accounts.exceptions import AccountError, DataModelConflict, DataModelError
 from studio.accounts.models import SavedDataModel
 from studio.common.exceptions import FieldError
-from studio.common.jsondepth import MAX_DEPTH, exceeds_depth
+from studio.common.schemas import build_data_model
 from studio.datasets import services as dataset_services
 from studio.datasets.models import Dataset
 from studio.programs import services as program_services
@@ -266,29 +265,13 @@ def ensure_demo(*, username: str | None = None, password: str | None = None) -> 
 def check_data_model_schema(schema: Any, *, argument: str = "schema") -> dict[str, Any]:
     """Check that a library entry's schema is one the engine can build a DataModel from.
 
-    Bounded like dataset schemas: nested at most `MAX_DEPTH` levels, then built by
-    `optimizer_core.datamodels.data_model_from_schema` (which refuses class hints).
+    The same check as dataset schemas (`studio.common.schemas.build_data_model`).
 
     Raises:
         DataModelError: not an object schema, nested too deeply, or not buildable
-            (path ``schema``).
+            (path ``schema``, or the culprit's path within it).
     """
-    if not isinstance(schema, dict):
-        raise DataModelError(f"`{argument}` must be a JSON object schema", path=argument)
-    if exceeds_depth(schema, MAX_DEPTH):
-        raise DataModelError(
-            f"`{argument}` is nested deeper than {MAX_DEPTH} levels", path=argument
-        )
-    try:
-        data_model_from_schema(schema, name="LibraryModel")
-    except RecursionError:
-        raise DataModelError(
-            f"`{argument}` is recursive or nested too deeply to build", path=argument
-        ) from None
-    except Exception as error:  # whatever the builder trips on is the schema's fault
-        raise DataModelError(
-            f"`{argument}` is not a usable schema: {error}", path=argument
-        ) from None
+    build_data_model(schema, argument=argument, name="LibraryModel", error=DataModelError)
     return schema
 
 

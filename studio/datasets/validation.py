@@ -4,8 +4,8 @@ Each row is checked against a *row model*: one flat pydantic model holding the
 input fields and the output fields, each reading the column named by
 ``column_mapping`` (field -> column, the field's own name by default). The
 input / output schemas are refused up front, with the path of the culprit, when
-the DataModel builder would trip on them (empty type lists, ``$ref`` cycles,
-nesting past ``MAX_DEPTH``).
+the DataModel builder would trip on them (`studio.common.schemas.build_data_model`:
+empty type lists, ``$ref`` cycles, nesting past ``MAX_DEPTH``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from typing import Any
 import pydantic
 from pydantic import ConfigDict
 
-from optimizer_core.datamodels import DataModel, data_model_from_schema
-from studio.common.jsondepth import MAX_DEPTH, TooDeep, exceeds_depth, loads
+from optimizer_core.datamodels import DataModel
+from studio.common.jsondepth import MAX_DEPTH, TooDeep, loads
+from studio.common.schemas import build_data_model
 from studio.datasets.exceptions import DatasetError
 from studio.datasets.models import Dataset
 from studio.datasets.readers import RowError, iter_rows, truncated
@@ -82,99 +83,6 @@ class ValidationReport:
 
 
 # --------------------------------------------------------------------------- schemas
-
-
-def _ref_name(ref: Any) -> str:
-    # As optimizer_core resolves it: the last segment, looked up in ``$defs``.
-    return str(ref).rsplit("/", 1)[-1]
-
-
-def _schema_problem(schema: JsonDict, argument: str) -> DatasetError | None:
-    """The first structural problem of a schema that the builder would trip on, or None.
-
-    Empty ``type`` / ``anyOf`` / ``oneOf`` / ``allOf`` lists and ``$ref`` cycles
-    (recursive models, which DataModels cannot express), each with its path.
-    """
-    if exceeds_depth(schema, MAX_DEPTH):
-        return DatasetError(f"`{argument}` is nested deeper than {MAX_DEPTH} levels", path=argument)
-    defs = schema.get("$defs")
-    defs = defs if isinstance(defs, dict) else {}
-    refs_in: dict[str, list[tuple[str, str]]] = {}  # def name -> [(ref name, path)]
-    stack: list[tuple[Any, str, str | None]] = [(schema, argument, None)]
-    while stack:
-        node, path, owner = stack.pop()
-        if isinstance(node, list):
-            stack.extend((item, f"{path}[{i}]", owner) for i, item in enumerate(node))
-            continue
-        if not isinstance(node, dict):
-            continue
-        if node.get("type") == []:
-            return DatasetError(f"`{path}.type` is an empty list", path=f"{path}.type")
-        for key in ("anyOf", "oneOf", "allOf"):
-            if key in node and (not isinstance(node[key], list) or not node[key]):
-                return DatasetError(
-                    f"`{path}.{key}` must be a non-empty list of schemas", path=f"{path}.{key}"
-                )
-        if "$ref" in node:
-            refs_in.setdefault(owner or "", []).append((_ref_name(node["$ref"]), path))
-        for key, value in node.items():
-            if path == argument and key == "$defs" and isinstance(value, dict):
-                stack.extend((v, f"{path}.$defs.{k}", str(k)) for k, v in value.items())
-            else:
-                stack.append((value, f"{path}.{key}", owner))
-    return _ref_cycle(refs_in, defs)
-
-
-def _ref_cycle(refs_in: dict[str, list[tuple[str, str]]], defs: JsonDict) -> DatasetError | None:
-    """A ``$ref`` cycle reachable from the schema's own properties (iterative DFS)."""
-    state: dict[str, int] = {}  # 1: on the current path, 2: explored
-    for start, _ in refs_in.get("", []):
-        if start not in defs or start in state:
-            continue
-        state[start] = 1
-        stack = [(start, iter(refs_in.get(start, [])))]
-        while stack:
-            name, children = stack[-1]
-            for target, ref_path in children:
-                if target not in defs or state.get(target) == 2:
-                    continue
-                if state.get(target) == 1:
-                    return DatasetError(
-                        f"`{ref_path}.$ref` refers back to {target!r}: recursive schemas "
-                        "are not supported",
-                        path=f"{ref_path}.$ref",
-                    )
-                state[target] = 1
-                stack.append((target, iter(refs_in.get(target, []))))
-                break
-            else:
-                state[name] = 2
-                stack.pop()
-    return None
-
-
-def build_data_model(schema: Any, *, argument: str, name: str) -> type[DataModel]:
-    """Build a DataModel from a JSON schema, naming `argument` when it is unusable.
-
-    Raises:
-        DatasetError: the schema is not an object schema optimizer_core understands
-            (with the path of the culprit where it is known).
-    """
-    if not isinstance(schema, dict):
-        raise DatasetError(f"`{argument}` must be a JSON object schema", path=argument)
-    problem = _schema_problem(schema, argument)
-    if problem is not None:
-        raise problem
-    try:
-        return data_model_from_schema(schema, name=name)
-    except (ValueError, TypeError, KeyError, pydantic.PydanticUserError) as error:
-        raise DatasetError(f"`{argument}` is not a usable schema: {error}", path=argument) from None
-    except Exception as error:  # anything else the builder trips on is still the schema's
-        logger.warning("`%s` could not be built: %r", argument, error)
-        raise DatasetError(
-            f"`{argument}` is not a usable schema ({type(error).__name__}: {error})",
-            path=argument,
-        ) from None
 
 
 def check_column_mapping(
@@ -246,8 +154,12 @@ def row_schema(dataset: Dataset) -> RowSchema:
     Raises:
         DatasetError: a schema or the mapping is unusable.
     """
-    input_model = build_data_model(dataset.input_schema, argument="input_schema", name="Inputs")
-    output_model = build_data_model(dataset.output_schema, argument="output_schema", name="Outputs")
+    input_model = build_data_model(
+        dataset.input_schema, argument="input_schema", name="Inputs", error=DatasetError
+    )
+    output_model = build_data_model(
+        dataset.output_schema, argument="output_schema", name="Outputs", error=DatasetError
+    )
     mapping = check_column_mapping(
         dataset.column_mapping, input_model=input_model, output_model=output_model
     )
