@@ -1,9 +1,9 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Route, useLocation } from 'react-router';
+import { describe, expect, it } from 'vitest';
 import { mockFetch } from '@/test/fetchMock';
+import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
 import SignInPage from './SignInPage';
 import SignUpPage from './SignUpPage';
 
@@ -26,24 +26,17 @@ function Where() {
 }
 
 function renderAt(path: string) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={client}>
-      <MemoryRouter initialEntries={[path]}>
-        <Routes>
-          <Route path="/login" element={<SignInPage />} />
-          <Route path="/signup" element={<SignUpPage />} />
-          <Route path="*" element={<Where />} />
-        </Routes>
-      </MemoryRouter>
-    </QueryClientProvider>,
+  return renderRoutes(
+    path,
+    <>
+      <Route path="/login" element={<SignInPage />} />
+      <Route path="/signup" element={<SignUpPage />} />
+      <Route path="*" element={<Where />} />
+    </>,
   );
 }
 
-beforeEach(() => {
-  document.cookie = 'csrftoken=t; path=/';
-});
-afterEach(() => vi.unstubAllGlobals());
+stubApiPerTest();
 
 describe('SignInPage', () => {
   it('names the demo account when the server says it has its default password', async () => {

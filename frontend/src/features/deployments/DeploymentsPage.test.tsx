@@ -1,30 +1,23 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, Route, Routes } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Route } from 'react-router';
+import { describe, expect, it } from 'vitest';
 import { mockFetch } from '@/test/fetchMock';
+import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
 import DeploymentsPage from './DeploymentsPage';
 import { deployment, page, run } from './testData';
 
 function renderPage(url = '/deployments') {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={client}>
-      <MemoryRouter initialEntries={[url]}>
-        <Routes>
-          <Route path="/deployments" element={<DeploymentsPage />} />
-          <Route path="/deployments/:name" element={<p>detail page</p>} />
-        </Routes>
-      </MemoryRouter>
-    </QueryClientProvider>,
+  return renderRoutes(
+    url,
+    <>
+      <Route path="/deployments" element={<DeploymentsPage />} />
+      <Route path="/deployments/:name" element={<p>detail page</p>} />
+    </>,
   );
 }
 
-beforeEach(() => {
-  document.cookie = 'csrftoken=t; path=/';
-});
-afterEach(() => vi.unstubAllGlobals());
+stubApiPerTest();
 
 describe('DeploymentsPage', () => {
   it('deploys the run the run page linked to, then opens the deployment', async () => {

@@ -1,9 +1,9 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Route, useLocation } from 'react-router';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { mockFetch } from '@/test/fetchMock';
+import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
 import EditorPage from './EditorPage';
 import { STARTER_MODELS, starterGraph } from './model/defaults';
 import { draftKey } from './model/draft';
@@ -17,24 +17,19 @@ function Where() {
 }
 
 function renderAt(path: string) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={client}>
-      <MemoryRouter initialEntries={[path]}>
-        <Routes>
-          <Route path="/editor" element={<EditorPage />} />
-          <Route path="/editor/:programId" element={<EditorPage />} />
-        </Routes>
-        <Where />
-      </MemoryRouter>
-    </QueryClientProvider>,
+  return renderRoutes(
+    path,
+    <>
+      <Route path="/editor" element={<EditorPage />} />
+      <Route path="/editor/:programId" element={<EditorPage />} />
+    </>,
+    <Where />,
   );
 }
 
 beforeEach(() => {
   localStorage.clear();
   resetDrafts();
-  document.cookie = 'csrftoken=t; path=/';
   useEditorStore.setState({
     ...starterGraph(),
     dataModels: structuredClone(STARTER_MODELS),
@@ -42,7 +37,7 @@ beforeEach(() => {
   });
   useServerProgram.setState({ programId: null, version: null, problems: [] });
 });
-afterEach(() => vi.unstubAllGlobals());
+stubApiPerTest();
 
 describe('EditorPage with the API', () => {
   it('shows the server refusal on the module its path names', async () => {

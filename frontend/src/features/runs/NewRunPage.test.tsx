@@ -1,10 +1,10 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, Route, Routes } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Route } from 'react-router';
+import { describe, expect, it } from 'vitest';
 import type { Catalogue, CatalogueEntry } from '@/lib/api/types';
 import { mockFetch } from '@/test/fetchMock';
+import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
 import catalogueJson from './__fixtures__/catalogue.json';
 import NewRunPage from './NewRunPage';
 
@@ -61,23 +61,16 @@ const ROUTES: Record<string, [number, unknown]> = {
 };
 
 function renderPage() {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={client}>
-      <MemoryRouter initialEntries={['/runs/new']}>
-        <Routes>
-          <Route path="/runs/new" element={<NewRunPage />} />
-          <Route path="/runs/:id" element={<p>run page</p>} />
-        </Routes>
-      </MemoryRouter>
-    </QueryClientProvider>,
+  return renderRoutes(
+    '/runs/new',
+    <>
+      <Route path="/runs/new" element={<NewRunPage />} />
+      <Route path="/runs/:id" element={<p>run page</p>} />
+    </>,
   );
 }
 
-beforeEach(() => {
-  document.cookie = 'csrftoken=t; path=/';
-});
-afterEach(() => vi.unstubAllGlobals());
+stubApiPerTest();
 
 describe('NewRunPage', () => {
   it('starts a run from the chosen reward, metrics, optimizer and fit settings', async () => {

@@ -1,9 +1,9 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, Route, Routes } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Route } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
 import { mockFetch } from '@/test/fetchMock';
+import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
 import type { RunEvents } from './hooks/useRunEvents';
 import { buildView } from './model/runView';
 import RunPage from './RunPage';
@@ -52,22 +52,11 @@ function show(list: typeof running, status: RunEvents['status'] = 'open') {
   events = { view: buildView(list), status, replayed: true };
 }
 
-function renderRun(client: QueryClient) {
-  return render(
-    <QueryClientProvider client={client}>
-      <MemoryRouter initialEntries={['/runs/3']}>
-        <Routes>
-          <Route path="/runs/:runId" element={<RunPage />} />
-        </Routes>
-      </MemoryRouter>
-    </QueryClientProvider>,
-  );
+function renderRun() {
+  return renderRoutes('/runs/3', <Route path="/runs/:runId" element={<RunPage />} />);
 }
 
-beforeEach(() => {
-  document.cookie = 'csrftoken=t; path=/';
-});
-afterEach(() => vi.unstubAllGlobals());
+stubApiPerTest();
 
 describe('RunPage', () => {
   it('is live while running, says cancelling at once, then where the run stopped', async () => {
@@ -88,9 +77,8 @@ describe('RunPage', () => {
       }
       return fetchStub(input, init);
     });
-    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     show(running);
-    const page = renderRun(client);
+    const page = renderRun();
     await waitFor(() => expect(screen.getByText('Run #3 — demo')).toBeInTheDocument());
     expect(screen.getByText('live', { exact: true })).toBeInTheDocument();
     expect(screen.getByTestId('run-progress')).toHaveTextContent('Epoch 2 of 5, batch 3 of 8');
@@ -107,15 +95,7 @@ describe('RunPage', () => {
       ev(12, 'train_end', { logs: {}, cancelled: true }),
       ev(13, 'state', { state: 'cancelled' }),
     ]);
-    page.rerender(
-      <QueryClientProvider client={client}>
-        <MemoryRouter initialEntries={['/runs/3']}>
-          <Routes>
-            <Route path="/runs/:runId" element={<RunPage />} />
-          </Routes>
-        </MemoryRouter>
-      </QueryClientProvider>,
-    );
+    page.refresh();
     expect(screen.getByTestId('run-state')).toHaveTextContent('cancelled');
     expect(screen.queryByText('live', { exact: true })).not.toBeInTheDocument();
     expect(screen.getByTestId('run-progress')).toHaveTextContent(
@@ -131,7 +111,7 @@ describe('RunPage', () => {
   it('counts the batches trained since the last usage figures', async () => {
     mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
     show(running);
-    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    renderRun();
     const usage = await screen.findByLabelText('LM usage');
     expect(within(usage).getByTestId('usage-calls')).toHaveTextContent('64');
     expect(within(usage).getByTestId('usage-batches')).toHaveTextContent('11');
@@ -154,7 +134,7 @@ describe('RunPage', () => {
         population: [{ id, reward: 0.5, score: 0.2, parents: [id, id], operation: 'crossover' }],
       }),
     ]);
-    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    renderRun();
     const scroller = await screen.findByRole('region', {
       name: 'generator/state population, scrollable',
     });
@@ -176,7 +156,7 @@ describe('RunPage', () => {
         rows: 60,
       }),
     ]);
-    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    renderRun();
     expect(await screen.findByTestId('run-progress')).toHaveTextContent(
       'Evaluating before training: 23 of 60 rows',
     );
@@ -192,7 +172,7 @@ describe('RunPage', () => {
       ...running,
       ev(11, 'batch', { epoch: 1, batch: 3, steps: 8, logs: {}, usage: { calls: 96 } }),
     ]);
-    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    renderRun();
     const usage = await screen.findByLabelText('LM usage');
     expect(within(usage).getByTestId('usage-calls')).toHaveTextContent('96');
     expect(screen.queryByTestId('usage-pending')).not.toBeInTheDocument();
@@ -211,7 +191,7 @@ describe('RunPage', () => {
       ],
     });
     show(running);
-    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    renderRun();
     await waitFor(() => expect(chartProps.inheritedFrom).toBe(2));
     expect(chartProps.inherited).toEqual(new Map([[0, { reward: 0.3 }]]));
   });
@@ -233,7 +213,7 @@ describe('RunPage', () => {
     };
     mockFetch({ 'GET /api/runs/3/': [200, { ...row('succeeded'), gain }] });
     show([ev(1, 'state', { state: 'succeeded' })]);
-    renderRun(new QueryClient({ defaultOptions: { queries: { retry: false } } }));
+    renderRun();
     const verdict = await screen.findByRole('status', { name: 'After vs before, row by row' });
     expect(verdict).toHaveTextContent('No detectable change at n = 20');
     expect(verdict).toHaveTextContent('95% interval −0.100 to +0.200');

@@ -1,9 +1,9 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { MemoryRouter, Route, Routes, useLocation } from 'react-router';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Route, useLocation } from 'react-router';
+import { describe, expect, it } from 'vitest';
 import { mockFetch } from '@/test/fetchMock';
+import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
 import catalogue from './__fixtures__/catalogue.json';
 import RunsPage from './RunsPage';
 
@@ -70,23 +70,10 @@ function Where() {
 }
 
 function renderAt(path: string) {
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  return render(
-    <QueryClientProvider client={client}>
-      <MemoryRouter initialEntries={[path]}>
-        <Routes>
-          <Route path="/runs" element={<RunsPage />} />
-        </Routes>
-        <Where />
-      </MemoryRouter>
-    </QueryClientProvider>,
-  );
+  return renderRoutes(path, <Route path="/runs" element={<RunsPage />} />, <Where />);
 }
 
-beforeEach(() => {
-  document.cookie = 'csrftoken=t; path=/';
-});
-afterEach(() => vi.unstubAllGlobals());
+stubApiPerTest();
 
 describe('RunsPage', () => {
   it('shows the program, dataset and optimizer of each run', async () => {
