@@ -17,37 +17,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from optimizer_core.testing.scripted_server import ScriptedServer
 from optimizer_core.testing.students import capitals_task
+from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, ROOT, launch_chromium, watch_console
 from tests.studio.realtime.live_stack import LiveStack
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-DIST_INDEX = ROOT / "frontend" / "dist" / "index.html"
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 USERNAME, PASSWORD = "deployer", "a long enough passphrase"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
 FRANCE = '{"query": "What is the capital of France?"}'
 
 playwright_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright for Python is not installed"
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        not DIST_INDEX.exists(), reason="frontend not built (cd frontend && npm run build)"
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 # Runs in the stack's environment (manage.py shell): a user, a provider calling the
 # scripted server, and two succeeded runs of the capitals program.
@@ -91,23 +76,12 @@ def test_deploy_a_run_see_the_snippet_and_switch_to_another_run(
     runs = json.loads(stack.manage("shell", "-c", code).strip().splitlines()[-1])
     base = f"http://127.0.0.1:{stack.port}"
     ARTIFACTS.mkdir(exist_ok=True)
-    console_errors: list[str] = []
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
+        browser = launch_chromium(pw)
         page = browser.new_page(viewport={"width": 1280, "height": 800}, base_url=base)
         page.set_default_timeout(20_000)
 
-        def on_console(message: Any) -> None:
-            # Before signing in, /api/auth/me/ answers 403 by design.
-            if message.type == "error" and not message.location.get("url", "").endswith(
-                "/api/auth/me/"
-            ):
-                console_errors.append(f"{message.text} @ {message.location}")
-
-        page.on("console", on_console)
-        page.on("pageerror", lambda error: console_errors.append(f"pageerror: {error}"))
+        console_errors = watch_console(page)
 
         # The first run's page, after signing in: a succeeded run can be deployed.
         page.goto(f"/runs/{runs['untrained']}")

