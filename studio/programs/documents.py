@@ -84,6 +84,42 @@ def sanitize_document(document: JsonDict) -> JsonDict:
     return cleaned
 
 
+def _module_configs(document: JsonDict) -> dict[str, JsonDict]:
+    modules = (document.get("program") or {}).get("modules") or []
+    return {
+        str(entry.get("name")): entry["module"]["config"]
+        for entry in modules
+        if isinstance(entry, dict)
+        and isinstance(entry.get("module"), dict)
+        and isinstance(entry["module"].get("config"), dict)
+    }
+
+
+def storable_document(trained: JsonDict, source: JsonDict) -> JsonDict:
+    """A trained program's document as the studio stores it (checkpoints, trained documents).
+
+    ``trained`` is `Program.to_json()` of a program the worker pointed at the run's
+    provider. That provider's model (the bundled server's `LocalLanguageModel`, or a
+    remote model with its address) is the run's, not the program's, and safe mode
+    rightly refuses a local server in a document. So every module keeps the language
+    model its ``source`` document named (none if it named none), and the document keeps
+    the source's compile config; the variables and optimizer state are the trained
+    ones. A stored document then loads through `load_program` like its version.
+    """
+    stored = copy.deepcopy(trained)
+    originals = _module_configs(source)
+    for name, config in _module_configs(stored).items():
+        if "language_model" not in config:
+            continue
+        original = originals.get(name, {})
+        if "language_model" in original:
+            config["language_model"] = copy.deepcopy(original["language_model"])
+        else:
+            del config["language_model"]
+    stored["compile_config"] = copy.deepcopy(source.get("compile_config"))
+    return stored
+
+
 def _check_language_model(config: Any, path: str) -> list[FieldError]:
     if not isinstance(config, dict):
         return [FieldError(path, "expected a serialised language model object")]

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from optimizer_core.callbacks import Callback
 from optimizer_core.datamodels import to_json
+from studio.programs.documents import storable_document
 from studio.runs import services
 from studio.runs.events import emit
 from studio.runs.models import Checkpoint, Run
@@ -133,6 +134,8 @@ class StudioCallback(Callback):
         self.epoch = initial_epoch
         self.cancelled = False
         self.budget: Any = None
+        #: the document the run's program was built from (see `storable_document`)
+        self.source_document: dict[str, Any] = {}
 
     async def emit(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         return await emit(self.run_id, kind, jsonable(payload))
@@ -189,7 +192,7 @@ class StudioCallback(Callback):
         variables = {v.name: v.get_trainable_json() for v in program.trainable_variables}
         await self.emit("variables", {"epoch": epoch, "variables": variables})
         if not self.cancelled:  # a cancelled epoch is partial: no checkpoint of it
-            document = jsonable(program.to_json())
+            document = jsonable(storable_document(program.to_json(), self.source_document))
             await sync_to_async(_save_checkpoint)(self.run_id, epoch + 1, document, logs or {})
             await self.emit("checkpoint", {"epoch": epoch + 1})
         await self.emit_usage()

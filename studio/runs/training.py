@@ -30,7 +30,7 @@ from optimizer_core.callbacks import Callback
 from optimizer_core.exceptions import AuthenticationError, BudgetExhausted, LanguageModelError
 from optimizer_core.language_models import Budget
 from optimizer_core.programs import Program
-from studio.programs.documents import load_program
+from studio.programs.documents import load_program, storable_document
 from studio.providers.redaction import redact
 from studio.runs import adapters, services
 from studio.runs.callback import EvaluationProgress, RunCancelled, StudioCallback, jsonable
@@ -359,6 +359,7 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
     run = ctx.run
     run_id = run.pk
     callback.initial_epoch = callback.epoch = ctx.initial_epoch
+    callback.source_document = ctx.document
     callback.language_models = [m for m in (ctx.language_model, ctx.embedding_model) if m]
     callback.usage_base = dict(run.usage or {})
     budget = _budget(run.fit_config, callback.usage_base)
@@ -425,7 +426,7 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
         after, after_rewards = await _evaluations(program, ctx, callback, phase="after")
     except BudgetExhausted:
         spent = True  # the evaluation needed more than was held back: stored without it
-    trained = jsonable(program.to_json())
+    trained = jsonable(storable_document(program.to_json(), ctx.document))
     usage = callback.usage()
     await sync_to_async(Run.objects.filter(pk=run_id).update)(
         after=after, after_rewards=after_rewards, trained_document=trained, usage=usage
