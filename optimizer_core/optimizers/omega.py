@@ -136,6 +136,7 @@ class OMEGA(RandomFewShot):
     """
 
     needs = frozenset({"language_model", "embedding_model"})
+    proposals_take_a_round = True
     user_params = (
         Param(
             "k_nearest_fitter",
@@ -355,6 +356,14 @@ class OMEGA(RandomFewShot):
         full_model = variable_model(variable)
         written = [k for k in full_model.model_fields if k != "examples"]
         base: JsonDict = dict(parents[0]["value"])
+        if not written and not self.few_shot_learning:
+            return None
+        # Drawn before the LM call: a step reads the optimizer's state (its random
+        # generator, the predictions) before its first await, so what it draws does
+        # not depend on when the answer comes (see `optimizers.steps`).
+        examples = None
+        if "examples" in full_model.model_fields and self.few_shot_learning:
+            examples = self.sample_examples(variable)
         if written:
             output = await self._ask(variable, operation, parents, full_model, written)
             if output is None:
@@ -366,12 +375,8 @@ class OMEGA(RandomFewShot):
                 )
                 return None
             base.update({k: output[k] for k in written if k in output})
-        elif not self.few_shot_learning:
-            return None
-        if "examples" in full_model.model_fields and self.few_shot_learning:
-            examples = self.sample_examples(variable)
-            if examples is not None:
-                base["examples"] = examples
+        if examples is not None:
+            base["examples"] = examples
         try:
             return full_model.model_validate(base).get_json()
         except pydantic.ValidationError as error:
