@@ -107,6 +107,8 @@ class OMEGA(RandomFewShot):
             (default 0.3, > 0).
         sampling_temperature: softmax temperature of few-shot example sampling (default 0.3, > 0).
         few_shot_learning: re-sample ``examples`` in every proposal (default False).
+        labelled_examples: sampled examples show training rows' expected outputs where
+            the module answers the program's output (default True; see `RandomFewShot`).
         nb_min_examples: fewest examples when sampling (default 1).
         nb_max_examples: most examples when sampling (default 3).
         merging_rate: crossover probability per epoch, in [0, 1] (default 0.02).
@@ -189,6 +191,7 @@ class OMEGA(RandomFewShot):
         selection_temperature: float = 0.3,
         sampling_temperature: float = 0.3,
         few_shot_learning: bool = False,
+        labelled_examples: bool = True,
         nb_min_examples: int = 1,
         nb_max_examples: int = 3,
         merging_rate: float = 0.02,
@@ -252,6 +255,7 @@ class OMEGA(RandomFewShot):
             raise TypeError(f"`instructions` must be a string, got {type(instructions).__name__}")
         super().__init__(
             few_shot_learning=few_shot_learning,
+            labelled_examples=labelled_examples,
             nb_min_examples=nb_min_examples,
             nb_max_examples=nb_max_examples,
             sampling_temperature=sampling_temperature,
