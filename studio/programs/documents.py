@@ -104,7 +104,10 @@ def storable_document(trained: JsonDict, source: JsonDict) -> JsonDict:
     rightly refuses a local server in a document. So every module keeps the language
     model its ``source`` document named (none if it named none), and the document keeps
     the source's compile config; the variables and optimizer state are the trained
-    ones. A stored document then loads through `load_program` like its version.
+    ones. The compile config is the trained one (the run's reward, metrics and optimizer)
+    unless it names what safe mode refuses (an optimizer or judge on the bundled
+    server), then the source's. A stored document then loads through `load_program`
+    like its version.
     """
     stored = copy.deepcopy(trained)
     originals = _module_configs(source)
@@ -116,7 +119,8 @@ def storable_document(trained: JsonDict, source: JsonDict) -> JsonDict:
             config["language_model"] = copy.deepcopy(original["language_model"])
         else:
             del config["language_model"]
-    stored["compile_config"] = copy.deepcopy(source.get("compile_config"))
+    if any(error.path.startswith("compile_config") for error in validate_document(stored)):
+        stored["compile_config"] = copy.deepcopy(source.get("compile_config"))
     return stored
 
 
