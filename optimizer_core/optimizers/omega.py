@@ -107,6 +107,8 @@ class OMEGA(RandomFewShot):
             (default 0.3, > 0).
         sampling_temperature: softmax temperature of few-shot example sampling (default 0.3, > 0).
         few_shot_learning: re-sample ``examples`` in every proposal (default False).
+        labelled_examples: sampled examples show training rows' expected outputs where
+            the module answers the program's output (default True; see `RandomFewShot`).
         nb_min_examples: fewest examples when sampling (default 1).
         nb_max_examples: most examples when sampling (default 3).
         merging_rate: crossover probability per epoch, in [0, 1] (default 0.02).
@@ -136,6 +138,7 @@ class OMEGA(RandomFewShot):
     """
 
     needs = frozenset({"language_model", "embedding_model"})
+    proposals_take_a_round = True
     user_params = (
         Param(
             "k_nearest_fitter",
@@ -188,6 +191,7 @@ class OMEGA(RandomFewShot):
         selection_temperature: float = 0.3,
         sampling_temperature: float = 0.3,
         few_shot_learning: bool = False,
+        labelled_examples: bool = True,
         nb_min_examples: int = 1,
         nb_max_examples: int = 3,
         merging_rate: float = 0.02,
@@ -251,6 +255,7 @@ class OMEGA(RandomFewShot):
             raise TypeError(f"`instructions` must be a string, got {type(instructions).__name__}")
         super().__init__(
             few_shot_learning=few_shot_learning,
+            labelled_examples=labelled_examples,
             nb_min_examples=nb_min_examples,
             nb_max_examples=nb_max_examples,
             sampling_temperature=sampling_temperature,
@@ -355,6 +360,14 @@ class OMEGA(RandomFewShot):
         full_model = variable_model(variable)
         written = [k for k in full_model.model_fields if k != "examples"]
         base: JsonDict = dict(parents[0]["value"])
+        if not written and not self.few_shot_learning:
+            return None
+        # Drawn before the LM call: a step reads the optimizer's state (its random
+        # generator, the predictions) before its first await, so what it draws does
+        # not depend on when the answer comes (see `optimizers.steps`).
+        examples = None
+        if "examples" in full_model.model_fields and self.few_shot_learning:
+            examples = self.sample_examples(variable)
         if written:
             output = await self._ask(variable, operation, parents, full_model, written)
             if output is None:
@@ -366,12 +379,8 @@ class OMEGA(RandomFewShot):
                 )
                 return None
             base.update({k: output[k] for k in written if k in output})
-        elif not self.few_shot_learning:
-            return None
-        if "examples" in full_model.model_fields and self.few_shot_learning:
-            examples = self.sample_examples(variable)
-            if examples is not None:
-                base["examples"] = examples
+        if examples is not None:
+            base["examples"] = examples
         try:
             return full_model.model_validate(base).get_json()
         except pydantic.ValidationError as error:

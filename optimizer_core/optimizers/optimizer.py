@@ -5,11 +5,15 @@ A training step, as the trainer drives it:
 1. the trainer predicts a batch with the current variables and scores it;
    each Generator's (inputs, outputs, reward) lands in its variable's
    ``predictions``;
-2. `Optimizer.train_step` credits that batch's mean reward to the candidate in
-   use, asks `propose_candidates` for new values of the variables it selects,
-   scores each proposal on a validation minibatch through the ``evaluate``
-   function the trainer passes, adds it to the population, and writes the best
-   candidate of each population into its variable;
+2. `Optimizer.begin_step` credits that batch's mean reward to the candidate in
+   use and returns the step's `StepJob` (`optimizers/steps.py`), which asks
+   `propose_candidates` for new values of the variables it selects, scores each
+   proposal on a validation minibatch (racing: a proposal that cannot beat the
+   incumbent on its first rows is not scored on the others), and hands the scored
+   proposals to `keep_scored`, which adds them to the populations and writes the
+   best candidate of each population into its variable. The trainer runs a job
+   one round of LM calls at a time beside the next batches; `train_step` runs one
+   whole, one phase after the other;
 3. at each epoch end `on_epoch_end` trims the populations (OMEGA overrides it
    with Dominated Novelty Search).
 
@@ -19,9 +23,12 @@ enough to rebuild every variable's lineage (a DAG: a crossover has two parents):
 - ``"initial"`` ``{variable, candidate}``: the seed of a population (its root);
 - ``"batch_scored"`` ``{candidates: {variable: id}, rows, rewards}``: the rows of a
   training batch and each one's reward, with the candidate each variable used;
-- ``"candidate"`` ``{variable, candidate, rows, rewards, merged_into}``: a scored
-  proposal; ``rows`` and ``rewards`` are its minibatch's (when the trainer gives
-  them), ``merged_into`` the id of an identical candidate it was merged into;
+- ``"candidate"`` ``{variable, candidate, rows, rewards, merged_into, stopped_early,
+  incumbent}``: a scored proposal; ``rows`` and ``rewards`` are its minibatch's (when
+  the trainer gives them; only its first rows when racing stopped it, then
+  ``stopped_early`` is true), ``merged_into`` the id of an identical candidate it was
+  merged into, ``incumbent`` ``{id, reward, rewards}`` the candidate its score is paired
+  with (its known reward on each row, None where unknown; see `optimizers.steps`);
 - ``"population"`` ``{variable, epoch, population, kept, dropped}``: a competition.
 
 Rows are positions in `fit`'s data: the training rows, then the validation rows.
@@ -30,7 +37,12 @@ A candidate is a JSON dict::
 
     {"id": "generator/state#3", "value": {trainable fields}, "reward": 0.62,
      "nb_evaluations": 2, "parents": ["generator/state#1"],
-     "operation": "few_shot", "epoch": 0, "step": 4}
+     "operation": "few_shot", "epoch": 0, "step": 4,
+     "row_rewards": {"41": 1.0, "44": 0.0}}
+
+``row_rewards`` holds its reward on each row it was scored on in evaluation mode
+(its minibatch, the validation passes it was in force for), keyed by the row's
+position as text; proposals are paired with it on them (`optimizers.steps`).
 
 The population of a variable is its ``best_candidates`` list; the candidates
 proposed during the current epoch are its ``candidates`` list. Both live in the
@@ -39,7 +51,6 @@ variable, so they save with it.
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import dataclasses
 import json
@@ -49,6 +60,13 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from optimizer_core.datamodels import JsonDict
+from optimizer_core.optimizers.steps import (
+    FunctionMinibatch,
+    Minibatch,
+    ScoredProposal,
+    StepJob,
+    record_rows,
+)
 from optimizer_core.saving.params import Param
 from optimizer_core.variables import Variable
 
@@ -88,6 +106,9 @@ class Optimizer:
 
     #: Constructor arguments its builder supplies (see `optimizer_core.saving.params`).
     needs: ClassVar[frozenset[str]] = frozenset()
+    #: Whether `propose_candidates` calls a language model: its proposals are then
+    #: scored from the round after, so that a step costs one round of LM latency.
+    proposals_take_a_round: ClassVar[bool] = False
     #: The user settings, with what `__init__` enforces (see `optimizer_core.saving.params`).
     user_params: ClassVar[tuple[Param, ...]] = (
         Param("population_size", "candidates kept per variable", minimum=2),
@@ -159,22 +180,50 @@ class Optimizer:
         trainable_variables: Sequence[Variable],
         *,
         batch_reward: float,
-        evaluate: Evaluate,
+        evaluate: Evaluate | Minibatch,
         batch_candidates: Mapping[str, str | None] | None = None,
         batch_rows: Sequence[tuple[int, float]] | None = None,
     ) -> None:
         """Credit the batch, propose, score and keep candidates, write the best ones.
 
+        One step whole: `begin_step`, then its job's phases one after the other.
+
         Args:
             step: the global step number.
             trainable_variables: the variables to optimise.
             batch_reward: the mean reward of the batch just predicted.
-            evaluate: scores trial values on a validation minibatch.
+            evaluate: scores trial values on a validation minibatch: a `Minibatch`
+                (what `fit` gives), or ``async evaluate(trial) -> reward``.
             batch_candidates: the candidate id each variable used for that batch
                 (default: each variable's current candidate); the batch reward is
                 credited to them.
             batch_rows: each row of that batch as ``(row, reward)`` (default None);
                 given, it is reported in a ``"batch_scored"`` event.
+        """
+        job = await self.begin_step(
+            step,
+            trainable_variables,
+            batch_reward=batch_reward,
+            evaluate=evaluate,
+            batch_candidates=batch_candidates,
+            batch_rows=batch_rows,
+        )
+        await job.run()
+
+    async def begin_step(
+        self,
+        step: int,
+        trainable_variables: Sequence[Variable],
+        *,
+        batch_reward: float,
+        evaluate: Evaluate | Minibatch,
+        batch_candidates: Mapping[str, str | None] | None = None,
+        batch_rows: Sequence[tuple[int, float]] | None = None,
+    ) -> StepJob:
+        """Credit the batch just predicted and return the step's job (arguments: `train_step`).
+
+        The job proposes, scores and keeps candidates when it is advanced (see
+        `optimizers.steps.StepJob`).
         """
         used_by: dict[str, str] = {}
         for variable in trainable_variables:
@@ -193,24 +242,48 @@ class Optimizer:
                     "rewards": [float(reward) for _, reward in batch_rows],
                 },
             )
-        proposals = await self.propose_candidates(step, list(trainable_variables))
-        scores = await asyncio.gather(
-            *(evaluate({variable.name: value}) for variable, value, _, _ in proposals)
-        )
-        for (variable, value, parents, operation), score in zip(proposals, scores, strict=True):
-            if not isinstance(score, MinibatchScore):
-                score = MinibatchScore(float(score))
+        minibatch = evaluate if isinstance(evaluate, Minibatch) else FunctionMinibatch(evaluate)
+        return StepJob(self, step, trainable_variables, minibatch)
+
+    def incumbent(self, variable: Variable) -> JsonDict | None:
+        """The candidate a proposal must beat to be written in: the population's best."""
+        population = variable.get("best_candidates") or []
+        if not population:
+            return None
+        best: JsonDict = max(population, key=candidate_sort_key)
+        return best
+
+    async def keep_scored(
+        self, step: int, trainable_variables: Sequence[Variable], scored: list[ScoredProposal]
+    ) -> None:
+        """Add a step's scored proposals to their populations and write the best candidates."""
+        for proposal in scored:
+            variable = proposal.variable
             candidate = self.new_candidate(
-                variable, value, parents=parents, operation=operation, step=step
+                variable,
+                proposal.value,
+                parents=proposal.parents,
+                operation=proposal.operation,
+                step=step,
             )
-            credit(candidate, score.reward)
+            credit(candidate, proposal.reward)
+            if proposal.rows:
+                record_rows(candidate, proposal.rows, proposal.rewards)
             holder = self.add_to_population(variable, candidate)
             payload: JsonDict = {"variable": variable.name, "candidate": candidate}
-            if score.rows:
-                payload["rows"] = list(score.rows)
-                payload["rewards"] = list(score.rewards)
+            if proposal.rows:
+                payload["rows"] = list(proposal.rows)
+                payload["rewards"] = list(proposal.rewards)
             if holder is not candidate:
                 payload["merged_into"] = holder["id"]
+            if proposal.stopped_early:
+                payload["stopped_early"] = True
+            if proposal.incumbent is not None and proposal.incumbent_reward is not None:
+                payload["incumbent"] = {
+                    "id": proposal.incumbent,
+                    "reward": proposal.incumbent_reward,
+                    "rewards": list(proposal.incumbent_rewards),
+                }
             await self.emit("candidate", payload)
         for variable in trainable_variables:
             self.write_best(variable)
@@ -267,6 +340,11 @@ class Optimizer:
             if value_key(existing["value"]) == key:
                 for _ in range(candidate["nb_evaluations"]):
                     credit(existing, candidate["reward"])
+                if candidate.get("row_rewards"):
+                    existing["row_rewards"] = {
+                        **(existing.get("row_rewards") or {}),
+                        **candidate["row_rewards"],
+                    }
                 holder = existing
                 break
         else:
@@ -276,6 +354,19 @@ class Optimizer:
         proposed.append(candidate)
         variable.update({"candidates": proposed})
         return holder
+
+    def record_validation(
+        self, trainable_variables: Sequence[Variable], rows: Sequence[int], rewards: Sequence[float]
+    ) -> None:
+        """Note each validation row's reward on the candidate each variable had in force.
+
+        `fit` calls it after an epoch's validation pass; proposals are then compared
+        with that candidate on those rows (see `optimizers.steps`).
+        """
+        for variable in trainable_variables:
+            candidate = self.current_candidate(variable)
+            if candidate is not None:
+                record_rows(candidate, rows, rewards)
 
     def write_best(self, variable: Variable) -> None:
         population = variable.get("best_candidates") or []

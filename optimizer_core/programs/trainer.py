@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import random
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Literal, Protocol, cast, overload
 
 import numpy as np
@@ -30,7 +29,9 @@ from optimizer_core.language_models.call_overrides import pin_calls
 from optimizer_core.metrics import Metric
 from optimizer_core.modules.module import OVERRIDES, TRACE, Module
 from optimizer_core.optimizers import Optimizer
-from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS, MinibatchScore
+from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS
+from optimizer_core.optimizers.steps import StepJob
+from optimizer_core.programs.candidate_scoring import CandidateMinibatch, ResultCache, Row
 from optimizer_core.programs.results import EvaluatedExample, Evaluation
 from optimizer_core.rewards import Reward
 from optimizer_core.saving.object_registry import serialize_object
@@ -40,6 +41,8 @@ logger = logging.getLogger("optimizer_core")
 
 # Validation rows sent at once at the end of an epoch (the model's own bound still applies).
 VALIDATION_CHUNK = 64
+# Validation rows each proposal is scored on by default (the reference library's figure).
+MINIBATCH_SIZE = 4
 
 
 class SampleResult:
@@ -152,6 +155,7 @@ class Trainer:
         y: Any = None,
         *,
         batch_size: int = 32,
+        minibatch_size: int | None = MINIBATCH_SIZE,
         epochs: int = 1,
         verbose: int | str = "auto",
         callbacks: Sequence[Any] | None = None,
@@ -167,6 +171,17 @@ class Trainer:
             x: input rows (a NumPy object array or list of DataModels or dicts).
             y: target rows, one per input.
             batch_size: rows per optimisation step (default 32).
+            minibatch_size: validation rows each proposed candidate is scored on
+                (default 4, as in the reference library; None: every validation row),
+                drawn afresh each step. What training costs in LM calls is about
+                ``rows + steps * minibatch_size + validation rows`` per epoch, so
+                this, not `batch_size`, sets the price of candidate scoring. A
+                candidate is compared with the incumbent on the same rows where the
+                incumbent's results are known, scored on the first half first, and
+                no further when a perfect score on the rest could not lift it above
+                the incumbent (pairing and racing: `optimizers.steps`); a result
+                already known in this fit (the same values on the same row) is not
+                asked for again (`programs.candidate_scoring`).
             epochs: passes over the training rows (default 1).
             verbose: 0 silent, 1 progress bar, 2 one line per epoch; "auto" is 1 in a terminal.
             callbacks: `Callback` instances (async or sync hooks).
@@ -197,6 +212,8 @@ class Trainer:
                 f"reward={self.reward!r}, optimizer={self.optimizer!r}"
             )
         _check_positive_int(batch_size, "batch_size")
+        if minibatch_size is not None:
+            _check_positive_int(minibatch_size, "minibatch_size")
         _check_positive_int(epochs, "epochs")
         if not isinstance(validation_split, int | float) or not 0.0 <= validation_split < 1.0:
             raise ValueError(f"`validation_split` must be in [0, 1), got {validation_split!r}")
@@ -229,6 +246,13 @@ class Trainer:
         trainable = program.trainable_variables
         if not optimizer.built:
             await optimizer.build(trainable)
+        # What this fit already knows of each candidate on each row (candidate_scoring.py).
+        cache = ResultCache(
+            program.variables,
+            lambda xs, ys, values: self._run_batch(
+                xs, ys, training=False, overrides=values, update_metrics=False
+            ),
+        )
         self.stop_training = False
         has_val = len(x_val) > 0
         best_score = -math.inf
@@ -241,6 +265,7 @@ class Trainer:
             "seed": seed,
             "shuffle": bool(shuffle),
             "batch_size": batch_size,
+            "minibatch_size": minibatch_size,
             "train_rows": len(x_train),
             "validation_rows": len(x_val),
         }
@@ -277,72 +302,68 @@ class Trainer:
                     rng.shuffle(order)
                 batch_rewards: list[float] = []
                 failures = 0
-                # The optimizer's step for batch k (proposing and scoring candidates)
-                # runs while batch k+1 is predicted with the values batch k+1 started
-                # from: one round of LM latency per step instead of two. A candidate
-                # found at step k is therefore used from batch k+2 on.
-                pending: asyncio.Task[None] | None = None
-                try:
-                    for step in range(steps):
-                        await cbs.on_train_batch_begin(step, {})
-                        index = order[step * batch_size : (step + 1) * batch_size]
-                        xb = [x_train[i] for i in index]
-                        yb = [y_train[i] for i in index]
-                        values = {v.name: {**v.peek(), **v.get_trainable_json()} for v in trainable}
-                        used = {v.name: v.get("current_candidate") for v in trainable}
-                        predicting = self._run_batch(xb, yb, training=True, overrides=values)
-                        if pending is None:
-                            results = await predicting
-                        else:
-                            results, _ = await asyncio.gather(predicting, pending)
-                        failures += sum(r.output is None for r in results)
-                        self._record_predictions(results, yb)
-                        batch_reward = _mean([r.reward for r in results])
-                        batch_rewards.append(batch_reward)
-                        # Rows are named by their position: training rows, then validation rows.
-                        if has_val:
-                            pool_x, pool_y = x_val, y_val
-                            pool_rows = [len(x_train) + i for i in range(len(x_val))]
-                        else:
-                            # Without validation rows, score candidates on rows outside the batch.
-                            in_batch = set(index)
-                            rest = [i for i in order if i not in in_batch] or index
-                            pool_x = [x_train[i] for i in rest]
-                            pool_y = [y_train[i] for i in rest]
-                            pool_rows = rest
-                        pending = asyncio.ensure_future(
-                            optimizer.train_step(
-                                step + epoch * steps,
-                                trainable,
-                                batch_reward=batch_reward,
-                                evaluate=self._minibatch_evaluator(
-                                    pool_x, pool_y, batch_size, rng, rows=pool_rows
-                                ),
-                                batch_candidates=used,
-                                batch_rows=[
-                                    (row, r.reward) for row, r in zip(index, results, strict=True)
-                                ],
-                            )
-                        )
-                        train_logs = {"reward": _mean(batch_rewards), **self._metric_results()}
-                        if failures:
-                            train_logs["failures"] = failures
-                        await cbs.on_train_batch_end(step, dict(train_logs))
-                        if self.stop_training:
-                            break
-                    if pending is not None:
-                        await pending
-                finally:
-                    if pending is not None and not pending.done():
-                        pending.cancel()
-                        with contextlib.suppress(asyncio.CancelledError):
-                            await pending
+                # Each step's job (propose, score with racing, keep; optimizers/steps.py)
+                # advances one round of LM calls at a time beside the next batches'
+                # predictions, every batch with the values it started from: a step
+                # costs one round of latency, OMEGA's proposal call included. A
+                # candidate found at step k is used from batch k+2, or k+3 when it
+                # raced past its first rows (one more when proposals take a round).
+                jobs: list[StepJob] = []
+                for step in range(steps):
+                    await cbs.on_train_batch_begin(step, {})
+                    index = order[step * batch_size : (step + 1) * batch_size]
+                    xb = [x_train[i] for i in index]
+                    yb = [y_train[i] for i in index]
+                    values = {v.name: {**v.peek(), **v.get_trainable_json()} for v in trainable}
+                    used = {v.name: v.get("current_candidate") for v in trainable}
+                    results, *_ = await _together(
+                        self._run_batch(xb, yb, training=True, overrides=values),
+                        *(job.advance() for job in jobs),
+                    )
+                    jobs = await _settled(jobs)
+                    failures += sum(r.output is None for r in results)
+                    self._record_predictions(results, yb)
+                    batch_reward = _mean([r.reward for r in results])
+                    batch_rewards.append(batch_reward)
+                    # Rows are named by their position: training rows, then validation rows.
+                    if has_val:
+                        pool: list[Row] = [
+                            (len(x_train) + i, x_val[i], y_val[i]) for i in range(len(x_val))
+                        ]
+                    else:
+                        # Without validation rows, score candidates on rows outside the batch.
+                        in_batch = set(index)
+                        rest = [i for i in order if i not in in_batch] or index
+                        pool = [(i, x_train[i], y_train[i]) for i in rest]
+                    size = len(pool) if minibatch_size is None else min(minibatch_size, len(pool))
+                    job = await optimizer.begin_step(
+                        step + epoch * steps,
+                        trainable,
+                        batch_reward=batch_reward,
+                        evaluate=CandidateMinibatch(cache, rng.sample(pool, size)),
+                        batch_candidates=used,
+                        batch_rows=[(row, r.reward) for row, r in zip(index, results, strict=True)],
+                    )
+                    jobs.append(job)
+                    train_logs = {"reward": _mean(batch_rewards), **self._metric_results()}
+                    if failures:
+                        train_logs["failures"] = failures
+                    await cbs.on_train_batch_end(step, dict(train_logs))
+                    if self.stop_training:
+                        break
+                # No batch left to overlap: the remaining phases, each step whole.
+                while jobs:
+                    await _together(*(job.advance(last=True) for job in jobs))
+                    jobs = await _settled(jobs)
                 epoch_logs = dict(train_logs)
                 if has_val:
                     # One pass, as concurrent as the model allows.
                     val_chunk = max(batch_size, VALIDATION_CHUNK)
-                    val_logs = await self._evaluate_rows(x_val, y_val, val_chunk)
+                    val_logs, val_rows, val_rewards = await self._validate(
+                        cache, x_val, y_val, len(x_train), val_chunk
+                    )
                     epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+                    optimizer.record_validation(trainable, val_rows, val_rewards)
                 await optimizer.on_epoch_end(epoch, trainable)
                 score = epoch_logs.get("val_reward" if has_val else "reward", -math.inf)
                 if best_snapshot is None or score > best_score:
@@ -604,7 +625,9 @@ class Trainer:
             output = output[0]
         return SampleResult(output, trace)
 
-    async def _score(self, y_true: Any, result: SampleResult) -> None:
+    async def _score(
+        self, y_true: Any, result: SampleResult, *, update_metrics: bool = True
+    ) -> None:
         assert self.reward is not None
         value = await self.reward(y_true, result.output)
         if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
@@ -613,8 +636,9 @@ class Trainer:
                 f"{type(value).__name__} ({value!r}), expected a number"
             )
         result.reward = float(value)
-        for metric in self.metrics:
-            await metric.update_state(y_true, result.output)
+        if update_metrics:
+            for metric in self.metrics:
+                await metric.update_state(y_true, result.output)
 
     async def _run_batch(
         self,
@@ -623,7 +647,9 @@ class Trainer:
         *,
         training: bool,
         overrides: Mapping[str, Mapping[str, Any]] | None = None,
+        update_metrics: bool = True,
     ) -> list[SampleResult]:
+        """Predict and score rows concurrently; `update_metrics` False keeps them out of metrics."""
         results = list(
             await asyncio.gather(
                 *(self._predict_one(r, training=training, overrides=overrides) for r in xb)
@@ -631,7 +657,12 @@ class Trainer:
         )
         self._check_failures(results)
         # Rewards may call a judge model, so they run concurrently too (in row order).
-        await asyncio.gather(*(self._score(y, r) for y, r in zip(yb, results, strict=True)))
+        await asyncio.gather(
+            *(
+                self._score(y, r, update_metrics=update_metrics)
+                for y, r in zip(yb, results, strict=True)
+            )
+        )
         return results
 
     def _check_failures(self, results: list[SampleResult]) -> None:
@@ -687,41 +718,29 @@ class Trainer:
                     }
                 )
 
-    def _minibatch_evaluator(
-        self,
-        pool_x: list[Any],
-        pool_y: list[Any],
-        size: int,
-        rng: random.Random,
-        *,
-        rows: Sequence[int] | None = None,
-    ) -> Any:
-        """Scores trial values on ``size`` rows drawn from the pool.
+    async def _validate(
+        self, cache: ResultCache, x_val: list[Any], y_val: list[Any], first_row: int, chunk: int
+    ) -> tuple[dict[str, float], list[int], list[float]]:
+        """The epoch-end validation figures of the values in force, each row and its reward.
 
-        ``rows`` names each pool row in the `MinibatchScore` (default: its position).
+        Through the fit's cache: rows the same values were already scored on (a
+        proposal's minibatch, or the last epoch's pass when the epoch kept the same
+        values) cost no call.
         """
-        program = self._self()
-        names = list(range(len(pool_x))) if rows is None else list(rows)
-
-        async def evaluate(trial: dict[str, JsonDict]) -> MinibatchScore:
-            picks = rng.sample(range(len(pool_x)), min(size, len(pool_x)))
-            # The trial values reach only this minibatch's tasks: the variables
-            # themselves are never changed, so batches predicted meanwhile are unaffected.
-            overrides = {v.name: v.peek() for v in program.variables}
-            for name, value in trial.items():
-                overrides[name] = {**program.get_variable(name).peek(), **value}
-            results = await self._run_batch(
-                [pool_x[i] for i in picks],
-                [pool_y[i] for i in picks],
-                training=False,
-                overrides=overrides,
-            )
-            rewards = tuple(float(r.reward) for r in results)
-            return MinibatchScore(
-                _mean(rewards), rows=tuple(names[i] for i in picks), rewards=rewards
-            )
-
-        return evaluate
+        self._reset_metrics()
+        values = cache.values_for({})
+        rows: list[Row] = [(first_row + i, x_val[i], y_val[i]) for i in range(len(x_val))]
+        results: list[SampleResult] = []
+        for start in range(0, len(rows), chunk):
+            results.extend(await cache.results(values, rows[start : start + chunk]))
+        for (_, _, target), result in zip(rows, results, strict=True):
+            for metric in self.metrics:
+                await metric.update_state(target, result.output)
+        logs = {"reward": _mean([r.reward for r in results]), **self._metric_results()}
+        failures = sum(r.output is None for r in results)
+        if failures:
+            logs["failures"] = failures
+        return logs, [row[0] for row in rows], [float(r.reward) for r in results]
 
     def _reset_metrics(self) -> None:
         for metric in self.metrics:
@@ -765,6 +784,25 @@ class Trainer:
         if failures:
             logs["failures"] = failures
         return logs
+
+
+async def _together(*awaitables: Awaitable[Any]) -> list[Any]:
+    """Await them concurrently; when one fails, cancel the others (no call is left running)."""
+    tasks = [asyncio.ensure_future(awaitable) for awaitable in awaitables]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _settled(jobs: list[StepJob]) -> list[StepJob]:
+    """Settle each job's last round, in step order; the jobs not done yet."""
+    for job in jobs:
+        await job.settle()
+    return [job for job in jobs if not job.done]
 
 
 def _snapshot(trainable: Sequence[Any]) -> dict[str, JsonDict]:

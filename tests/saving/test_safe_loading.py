@@ -299,3 +299,20 @@ def test_safe_mode_is_the_default_everywhere() -> None:
             deserialize_object(as_class(TRUSTED, {})),
             TrustedReward,
         )
+
+
+def test_string_length_bounds_survive_and_bad_ones_are_named() -> None:
+    from optimizer_core.datamodels import data_model_from_schema
+
+    schema = {
+        "type": "object",
+        "properties": {"tag": {"type": "string", "minLength": 2, "maxLength": 4}},
+        "required": ["tag"],
+    }
+    model = data_model_from_schema(schema)
+    tag = model.get_schema()["properties"]["tag"]
+    assert (tag["minLength"], tag["maxLength"]) == (2, 4)
+    with pytest.raises(ValueError, match=r"\$\.tag\.maxLength"):
+        data_model_from_schema(
+            {"type": "object", "properties": {"tag": {"type": "string", "maxLength": -1}}}
+        )
