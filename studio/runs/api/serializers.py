@@ -269,3 +269,37 @@ class CatalogueSerializer(serializers.Serializer[dict[str, Any]]):
     metrics = CatalogueEntrySerializer(many=True)
     optimizers = CatalogueEntrySerializer(many=True)
     fit = CatalogueParamSerializer(many=True, help_text="the settings of `fit_config`")
+
+
+class ThroughputSerializer(serializers.Serializer[dict[str, Any]]):
+    """What the user's recent finished runs on a provider measured (`studio.runs.throughput`)."""
+
+    provider = serializers.IntegerField()
+    local = serializers.BooleanField(help_text="the bundled offline model")
+    runs = serializers.IntegerField(help_text="finished runs calls_per_second is the median of")
+    calls_per_second = serializers.FloatField(
+        allow_null=True,
+        help_text="LM calls per second of a run's wall time, median over the provider's last "
+        "finished runs (at most 5); null without one",
+    )
+    tokens_per_call = serializers.FloatField(
+        allow_null=True,
+        help_text="tokens (prompt + completion) per call, median over the last runs of the same "
+        "program on this provider, else of any program on it; null without one",
+    )
+    tokens_from = serializers.ChoiceField(
+        choices=["program", "provider"],
+        allow_null=True,
+        help_text="whose runs tokens_per_call comes from",
+    )
+    tokens_runs = serializers.IntegerField(help_text="runs tokens_per_call is the median of")
+    cost_per_token = serializers.FloatField(
+        allow_null=True,
+        help_text="US dollars per token as litellm priced the provider's last runs; 0 for the "
+        "bundled model; null when unknown (no run, or runs litellm could not price)",
+    )
+    prices = serializers.ChoiceField(
+        choices=["priced", "free", "unknown"],
+        help_text="priced: cost_per_token measured; free: the bundled model; unknown: no price",
+    )
+    cost_runs = serializers.IntegerField(help_text="runs cost_per_token is the median of")

@@ -31,12 +31,14 @@ from studio.runs.api.serializers import (
     RunEventPageSerializer,
     RunEventSerializer,
     RunSerializer,
+    ThroughputSerializer,
 )
 from studio.runs.candidate_lineage import run_lineage
 from studio.runs.catalogue import run_catalogue
 from studio.runs.compare import compare_runs
 from studio.runs.models import Run
 from studio.runs.naming import optimizer_spellings
+from studio.runs.throughput import provider_throughput
 
 EVENTS_PAGE_DEFAULT = 500
 EVENTS_PAGE_MAX = 5000
@@ -261,6 +263,36 @@ class RunViewSet(
         if missing:
             return Response({"detail": f"runs not found: {missing}"}, status=404)
         return Response(compare_runs([runs[i] for i in ids]))
+
+    @extend_schema(
+        operation_id="runs_throughput",
+        parameters=[
+            OpenApiParameter(
+                "provider", OpenApiTypes.INT, required=True, description="one of your providers"
+            ),
+            OpenApiParameter(
+                "program",
+                OpenApiTypes.INT,
+                description="the program to train: its runs give tokens per call first",
+            ),
+        ],
+        responses={200: ThroughputSerializer},
+        description="What your recent finished runs on a provider measured: calls per second "
+        "of wall time, tokens per call, cost per token (medians over the last 5). The run "
+        "form turns its call estimate into a duration, tokens and a cost with them.",
+    )
+    @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
+    def throughput(self, request: Request) -> Response:
+        if not request.query_params.get("provider"):
+            raise ValidationError({"provider": "required: the provider's id"})
+        provider_id = _int_param(request, "provider", 0, low=1, high=2**63 - 1)
+        provider = Provider.objects.filter(owner=request.user, pk=provider_id).first()
+        if provider is None:
+            return Response({"detail": f"provider {provider_id} not found"}, status=404)
+        program = request.query_params.get("program")
+        program_id = _int_param(request, "program", 0, low=1, high=2**63 - 1) if program else None
+        figures = provider_throughput(owner=request.user, provider=provider, program_id=program_id)
+        return Response(ThroughputSerializer(figures).data)
 
 
 class CatalogueView(APIView):

@@ -153,6 +153,8 @@ describe('NewRunPage', () => {
             sampling_temperature: 0.3,
             merging_rate: 0.02,
             few_shot_learning: false,
+            // The catalogue's default (0145326: OMEGA passes it to its few-shot sampling).
+            labelled_examples: true,
             nb_min_examples: 1,
             nb_max_examples: 3,
           },
@@ -269,6 +271,33 @@ describe('NewRunPage', () => {
       name: 'Custom>StartsLike',
       params: { prefix_length: 5, in_mask: ['answer'] },
     });
+  });
+
+  it("asks the picked provider's throughput for the program and shows the duration", async () => {
+    const calls = mockFetch({
+      ...ROUTES,
+      'GET /api/runs/throughput/': [
+        200,
+        {
+          provider: 1,
+          local: false,
+          runs: 2,
+          calls_per_second: 2.5,
+          tokens_per_call: null,
+          tokens_from: null,
+          tokens_runs: 0,
+          cost_per_token: null,
+          prices: 'unknown',
+          cost_runs: 0,
+        },
+      ],
+    });
+    renderPage();
+    expect(await screen.findByTestId('estimate-duration')).toHaveTextContent(
+      /^≈ .+ \(from your last 2 runs on this provider, 2\.5 calls\/s\)$/,
+    );
+    expect(screen.getByTestId('estimate-tokens')).toHaveTextContent('tokens unknown');
+    expect(calls.map((c) => c.url)).toContain('/api/runs/throughput/?provider=1&program=1');
   });
 
   it('says so when the catalogue cannot be read', async () => {

@@ -9,6 +9,7 @@ import { useProviders } from '@/lib/api/ops/providersList';
 import type { Catalogue, CatalogueEntry } from '@/lib/api/types';
 import { useCatalogue } from './api/catalogue';
 import { useCreateRun } from './api/runsCreate';
+import { useThroughput } from './api/runsThroughput';
 import { CallEstimate } from './components/setup/CallEstimate';
 import { MetricsChooser } from './components/setup/MetricsChooser';
 import { OptimizerChooser } from './components/setup/OptimizerChooser';
@@ -86,6 +87,8 @@ export default function NewRunPage() {
   const { versionId, dataset, providerId } = resolved;
   const versionDetail = useVersion(resolved.programId, resolved.versionNumber);
   const shape = programShape(versionDetail.data?.document);
+  // What this user's finished runs on the provider measured: duration, tokens, cost.
+  const throughput = useThroughput(providerId, resolved.programId);
 
   const rewardEntry = findEntry(catalogue.rewards, reward.name);
   const rewardParsed = parseParams(rewardEntry?.params ?? [], reward.values);
@@ -207,11 +210,12 @@ export default function NewRunPage() {
             onChange={setFitForm}
           />
           <Problems problems={bySection('fit')} />
-          <h2 style={{ marginTop: 12 }}>Estimated LM calls</h2>
+          <h2 style={{ marginTop: 12 }}>Estimated LM calls, time and cost</h2>
           <CallEstimate
             estimate={estimate}
             lmModules={shape.lmModules}
             caps={capsOf(fitParsed.values)}
+            throughput={throughput.data ?? null}
           />
         </section>
       </div>

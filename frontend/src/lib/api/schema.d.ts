@@ -879,6 +879,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/throughput/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What your recent finished runs on a provider measured: calls per second of wall time, tokens per call, cost per token (medians over the last 5). The run form turns its call estimate into a duration, tokens and a cost with them. */
+        get: operations["runs_throughput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1361,6 +1378,8 @@ export interface components {
          * @enum {string}
          */
         NeedsEnum: "language_model" | "embedding_model";
+        /** @enum {unknown} */
+        NullEnum: null;
         /**
          * @description * `changed` - changed
          *     * `added` - added
@@ -1599,6 +1618,13 @@ export interface components {
             output: unknown;
             errors: components["schemas"]["RowError"][];
         };
+        /**
+         * @description * `priced` - priced
+         *     * `free` - free
+         *     * `unknown` - unknown
+         * @enum {string}
+         */
+        PricesEnum: "priced" | "free" | "unknown";
         Program: {
             readonly id: number;
             name: string;
@@ -1878,9 +1904,57 @@ export interface components {
             /** @description a saved version, served with your default language provider */
             program_version?: number | null;
         };
+        /** @description What the user's recent finished runs on a provider measured (`studio.runs.throughput`). */
+        Throughput: {
+            provider: number;
+            /** @description the bundled offline model */
+            local: boolean;
+            /** @description finished runs calls_per_second is the median of */
+            runs: number;
+            /**
+             * Format: double
+             * @description LM calls per second of a run's wall time, median over the provider's last finished runs (at most 5); null without one
+             */
+            calls_per_second: number | null;
+            /**
+             * Format: double
+             * @description tokens (prompt + completion) per call, median over the last runs of the same program on this provider, else of any program on it; null without one
+             */
+            tokens_per_call: number | null;
+            /**
+             * @description whose runs tokens_per_call comes from
+             *
+             *     * `program` - program
+             *     * `provider` - provider
+             */
+            tokens_from: (components["schemas"]["TokensFromEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description runs tokens_per_call is the median of */
+            tokens_runs: number;
+            /**
+             * Format: double
+             * @description US dollars per token as litellm priced the provider's last runs; 0 for the bundled model; null when unknown (no run, or runs litellm could not price)
+             */
+            cost_per_token: number | null;
+            /**
+             * @description priced: cost_per_token measured; free: the bundled model; unknown: no price
+             *
+             *     * `priced` - priced
+             *     * `free` - free
+             *     * `unknown` - unknown
+             */
+            prices: components["schemas"]["PricesEnum"];
+            /** @description runs cost_per_token is the median of */
+            cost_runs: number;
+        };
         Token: {
             token: string;
         };
+        /**
+         * @description * `program` - program
+         *     * `provider` - provider
+         * @enum {string}
+         */
+        TokensFromEnum: "program" | "provider";
         TraceEntry: {
             module: string;
             inputs: unknown;
@@ -3921,6 +3995,30 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Compare"];
+                };
+            };
+        };
+    };
+    runs_throughput: {
+        parameters: {
+            query: {
+                /** @description the program to train: its runs give tokens per call first */
+                program?: number;
+                /** @description one of your providers */
+                provider: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Throughput"];
                 };
             };
         };

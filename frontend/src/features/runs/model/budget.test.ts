@@ -67,3 +67,13 @@ describe('capSentences', () => {
     ).toEqual([]);
   });
 });
+
+describe('capSentences with a cost below a cent', () => {
+  it('shows the figure rather than $0.00', () => {
+    const [cost] = capSentences(
+      { calls: 10, cost: 0.0031 },
+      { max_calls: null, max_tokens: null, max_cost: 0.5 },
+    );
+    expect(cost!.text).toBe('estimated cost $0.0031 — within your cap of $0.50');
+  });
+});

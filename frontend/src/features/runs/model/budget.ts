@@ -19,7 +19,9 @@ export type BudgetMeter = {
 
 export type Caps = { max_calls: number | null; max_tokens: number | null; max_cost: number | null };
 
-const money = (value: number) => `$${value.toFixed(2)}`;
+// Cents, except below a cent, where "$0.00" would hide a real figure ("$0.0031").
+const money = (value: number) =>
+  value > 0 && value < 0.01 ? `$${value.toPrecision(2)}` : `$${value.toFixed(2)}`;
 
 function figure(name: CapName, value: number): string {
   return name === 'cost' ? money(value) : Math.round(value).toLocaleString('en-US');

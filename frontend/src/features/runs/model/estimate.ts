@@ -6,13 +6,23 @@
  * - training: every training row is predicted once per epoch;
  * - candidates: after each batch the optimizer proposes candidates (RandomFewShot: one per
  *   trainable variable with examples; OMEGA: one, plus its own mutation / crossover call)
- *   and scores each on a minibatch of `batch_size` rows (from the validation rows, or the
- *   training rows outside the batch);
- * - validation: one pass over the validation rows per epoch.
+ *   and scores each on a minibatch of fit's `minibatch_size` rows (default 4,
+ *   MINIBATCH_SIZE in trainer.py; the studio does not pass it), drawn from the validation
+ *   rows, or from the training rows outside the batch when there are none; never
+ *   `batch_size`;
+ * - validation: one pass over the validation rows per epoch, and one more before the first
+ *   epoch (the starting values are validated once, to compete with the epochs).
  *
  * A prediction costs one call per Generator / ChainOfThought module in the program.
- * Retries and failed parses add calls; cached calls remove some: it is an estimate.
+ * It is an upper bound on what the engine asks for: racing stops a proposal that cannot
+ * win after half its minibatch, and a (candidate, row) result already known in the fit is
+ * not asked again (an epoch that kept its values validates for free). Retries and failed
+ * parses add calls to it.
  */
+
+/** fit's default `minibatch_size` (optimizer_core/programs/trainer.py, MINIBATCH_SIZE). */
+export const MINIBATCH_SIZE = 4;
+
 export type EstimateInput = {
   rows: number;
   testFraction: number;
@@ -24,6 +34,8 @@ export type EstimateInput = {
   batchSize: number;
   validationSplit: number;
   evaluations: number;
+  /** Rows each proposal is scored on; fit's default unless given. */
+  minibatchSize?: number;
 };
 
 export type Estimate = {
@@ -31,6 +43,10 @@ export type Estimate = {
   validationRows: number;
   testRows: number;
   steps: number;
+  /** Rows each proposal is scored on (at most). */
+  minibatch: number;
+  /** Passes over the validation rows: one per epoch and the starting values' (0 without). */
+  validationPasses: number;
   evaluation: number;
   training: number;
   candidates: number;
@@ -53,16 +69,20 @@ export function estimateCalls(input: EstimateInput): Estimate {
   const proposalsPerStep = input.optimizer === 'OMEGA' ? 1 : input.trainableVariables;
   const pool =
     validationRows > 0 ? validationRows : Math.max(trainRows - input.batchSize, 0) || trainRows;
-  const minibatch = Math.min(input.batchSize, pool);
+  const minibatch = Math.min(input.minibatchSize ?? MINIBATCH_SIZE, pool);
   const proposalCalls = input.optimizer === 'OMEGA' ? 1 : 0;
   const candidates =
     input.epochs * steps * proposalsPerStep * (minibatch * perPrediction + proposalCalls);
-  const validation = input.epochs * validationRows * perPrediction;
+  // Each epoch's pass, and the starting values' pass before the first epoch.
+  const validationPasses = validationRows > 0 ? input.epochs + 1 : 0;
+  const validation = validationPasses * validationRows * perPrediction;
   return {
     trainRows,
     validationRows,
     testRows,
     steps,
+    minibatch,
+    validationPasses,
     evaluation,
     training,
     candidates,

@@ -42,6 +42,7 @@ describe('run setup form', () => {
       sampling_temperature: 0.3,
       population_size: 10,
       few_shot_learning: false,
+      labelled_examples: true,
     });
   });
 

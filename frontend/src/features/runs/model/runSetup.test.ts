@@ -91,7 +91,8 @@ describe('run setup helpers', () => {
   it('estimates only with a dataset and valid fit settings', () => {
     const shape = { lmModules: 1, trainableVariables: 1 };
     const fit = parseParams(FIT, startingFitForm(FIT));
-    expect(runEstimate(datasets[1]!, shape, 'RandomFewShot', fit)?.total).toBe(16 + 64 + 64);
+    // Candidates are scored on fit's minibatch of 4 rows, not the batch: 2 × 4 steps × 4.
+    expect(runEstimate(datasets[1]!, shape, 'RandomFewShot', fit)?.total).toBe(16 + 64 + 32);
     expect(runEstimate(null, shape, 'RandomFewShot', fit)).toBeNull();
     const bad = parseParams(FIT, { ...startingFitForm(FIT), epochs: '0' });
     expect(runEstimate(datasets[1]!, shape, 'RandomFewShot', bad)).toBeNull();

@@ -1,24 +1,46 @@
 import { detectableSentence } from '../../model/detectable';
 import { capSentences, type Caps } from '../../model/budget';
 import type { Estimate } from '../../model/estimate';
+import {
+  expectedCost,
+  expectedDuration,
+  expectedTokens,
+  plannedUsage,
+  type Throughput,
+} from '../../model/expectations';
 
 const NO_CAPS: Caps = { max_calls: null, max_tokens: null, max_cost: null };
 
+function expectationsOf(calls: number, throughput: Throughput) {
+  const tokens = expectedTokens(calls, throughput);
+  return [
+    { name: 'duration', text: expectedDuration(calls, throughput).text },
+    { name: 'tokens', text: tokens.text },
+    { name: 'cost', text: expectedCost(tokens.value, throughput).text },
+  ];
+}
+
 /**
  * How many LM calls the run will make, by where they go, and what its test rows can tell;
- * against the run's caps, whether it will stop early on one (keeping its best program).
+ * from the provider's recent finished runs (`throughput`), how long it takes and the tokens
+ * and cost it spends; against the run's caps, whether it will stop early on one (keeping
+ * its best program).
  */
 export function CallEstimate({
   estimate,
   lmModules,
   caps = NO_CAPS,
+  throughput = null,
 }: {
   estimate: Estimate | null;
   lmModules: number;
   caps?: Caps;
+  /** What the provider's past runs measured; null while unknown (no provider, loading). */
+  throughput?: Throughput | null;
 }) {
   if (!estimate) return <p className="note">Choose a dataset and valid fit settings.</p>;
-  const againstCaps = capSentences({ calls: estimate.total }, caps);
+  const expectations = throughput ? expectationsOf(estimate.total, throughput) : [];
+  const againstCaps = capSentences(plannedUsage(estimate.total, throughput), caps);
   return (
     <div aria-label="Estimate">
       <div className="stats">
@@ -32,17 +54,24 @@ export function CallEstimate({
         </div>
         <div className="stat">
           <b>{estimate.candidates.toLocaleString()}</b>
-          <span>candidate minibatches</span>
+          <span>candidate minibatches ({estimate.minibatch} rows each)</span>
         </div>
         <div className="stat">
           <b>{estimate.validation.toLocaleString()}</b>
-          <span>validation ({estimate.validationRows} rows)</span>
+          <span>
+            validation ({estimate.validationRows} rows × {estimate.validationPasses} passes)
+          </span>
         </div>
         <div className="stat">
           <b>{estimate.evaluation.toLocaleString()}</b>
           <span>before / after ({estimate.testRows} test rows)</span>
         </div>
       </div>
+      {expectations.map((e) => (
+        <p key={e.name} className="note" data-testid={`estimate-${e.name}`}>
+          {e.text}
+        </p>
+      ))}
       {againstCaps.map((c) => (
         <p
           key={c.name}
@@ -53,8 +82,10 @@ export function CallEstimate({
           {c.text}
         </p>
       ))}
-      <p className="note">
-        {lmModules} LM module(s) per prediction; retries and cache hits move the real count.
+      <p className="note" data-testid="estimate-bound">
+        The calls are an upper bound: racing drops a proposal that cannot win after half its
+        minibatch, and a candidate&apos;s result on a row already known in the run is not asked for
+        again (retries and failed parses add calls). {lmModules} LM module(s) per prediction.
       </p>
       <p className="note" data-testid="estimate-detectable">
         {detectableSentence(estimate.testRows)}

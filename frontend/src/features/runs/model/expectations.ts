@@ -1,0 +1,113 @@
+/**
+ * What the run form expects of a run beyond its LM calls: how long it takes, how many tokens
+ * it spends and what it costs, each from what the user's recent finished runs on the same
+ * provider measured (GET /api/runs/throughput/, studio/runs/throughput.py), never from a
+ * constant. A figure nothing measured yet is said to be unknown. Pure.
+ */
+import type { Planned } from './budget';
+
+/** The measured figures (the API's Throughput). */
+export type Throughput = {
+  runs: number;
+  calls_per_second: number | null;
+  tokens_per_call: number | null;
+  tokens_from: 'program' | 'provider' | null;
+  tokens_runs: number;
+  cost_per_token: number | null;
+  prices: 'priced' | 'free' | 'unknown';
+  cost_runs: number;
+};
+
+export type Expectation = { value: number | null; text: string };
+
+/** "40 s", "3 min", "1 h 20 min": as precise as an estimate deserves. */
+export function durationText(seconds: number): string {
+  if (seconds < 90) return `${Math.max(1, Math.round(seconds))} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 90) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest ? `${hours} h ${rest} min` : `${hours} h`;
+}
+
+function rate(callsPerSecond: number): string {
+  if (callsPerSecond >= 10) return String(Math.round(callsPerSecond));
+  if (callsPerSecond >= 0.1) return callsPerSecond.toFixed(1);
+  return callsPerSecond.toPrecision(2);
+}
+
+const lastRuns = (runs: number, of: string) =>
+  runs === 1 ? `your last run ${of}` : `your last ${runs} runs ${of}`;
+
+/**
+ * The expected duration: the estimated calls at the provider's observed pace (calls per
+ * second of a run's wall time, the median of the user's last finished runs on it).
+ */
+export function expectedDuration(calls: number, throughput: Throughput): Expectation {
+  const pace = throughput.calls_per_second;
+  if (pace === null || pace <= 0 || throughput.runs === 0) {
+    return { value: null, text: 'no finished run on this provider yet: duration unknown' };
+  }
+  const seconds = calls / pace;
+  return {
+    value: seconds,
+    text: `≈ ${durationText(seconds)} (from ${lastRuns(throughput.runs, 'on this provider')}, ${rate(pace)} calls/s)`,
+  };
+}
+
+/** The expected tokens: the estimated calls at the tokens per call observed. */
+export function expectedTokens(calls: number, throughput: Throughput): Expectation {
+  const perCall = throughput.tokens_per_call;
+  if (perCall === null || throughput.tokens_runs === 0) {
+    return {
+      value: null,
+      text: 'no finished run on this provider reported tokens yet: tokens unknown',
+    };
+  }
+  const tokens = Math.round(calls * perCall);
+  const of =
+    throughput.tokens_from === 'program' ? 'of this program on this provider' : 'on this provider';
+  return {
+    value: tokens,
+    text: `≈ ${tokens.toLocaleString('en-US')} tokens (${Math.round(perCall).toLocaleString('en-US')} per call, from ${lastRuns(throughput.tokens_runs, of)})`,
+  };
+}
+
+function dollars(value: number): string {
+  if (value === 0) return '$0';
+  return value >= 0.01 ? `$${value.toFixed(2)}` : `$${value.toPrecision(2)}`;
+}
+
+/**
+ * The expected cost, where the provider has prices: the expected tokens at the cost per
+ * token litellm priced the provider's last runs at. The bundled model costs $0; a provider
+ * litellm cannot price has no cost figure, and says so.
+ */
+export function expectedCost(tokens: number | null, throughput: Throughput): Expectation {
+  if (throughput.prices === 'free') {
+    return { value: 0, text: '$0: the bundled model costs nothing' };
+  }
+  if (throughput.prices === 'unknown' || throughput.cost_per_token === null) {
+    return {
+      value: null,
+      text:
+        throughput.cost_runs > 0
+          ? "litellm has no prices for this provider's model: cost unknown"
+          : 'no priced run on this provider yet: cost unknown',
+    };
+  }
+  if (tokens === null) return { value: null, text: 'tokens unknown: cost unknown' };
+  const cost = tokens * throughput.cost_per_token;
+  const perMillion = throughput.cost_per_token * 1_000_000;
+  return {
+    value: cost,
+    text: `≈ ${dollars(cost)} (${dollars(perMillion)} per million tokens, as litellm priced ${lastRuns(throughput.cost_runs, 'on this provider')})`,
+  };
+}
+
+/** The estimate to weigh against the caps: calls always, tokens and cost where known. */
+export function plannedUsage(calls: number, throughput: Throughput | null): Planned {
+  if (!throughput) return { calls };
+  const tokens = expectedTokens(calls, throughput).value;
+  return { calls, tokens, cost: expectedCost(tokens, throughput).value };
+}
