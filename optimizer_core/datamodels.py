@@ -244,7 +244,7 @@ def data_model_from_schema(schema: JsonDict, *, name: str | None = None) -> type
                 annotation = annotation | None
             fields[key] = (
                 annotation,
-                pydantic.Field(
+                pydantic.Field(  # type: ignore[call-overload]  # bounds: min/max_length
                     default=default,
                     description=prop.get("description"),
                     **_string_bounds(prop, f"{path}.{key}"),

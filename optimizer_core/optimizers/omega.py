@@ -44,6 +44,8 @@ RECENT_PREDICTIONS = 64
 """How many of the latest scored predictions the language model's shown examples come from."""
 NB_SHOWN_PREDICTIONS = 3
 """How many best and how many worst predictions the language model sees."""
+MIN_TEXT_CAP = 500
+"""The smallest cap on a rewritten text field, in characters (see `capped_answer`)."""
 
 # Keys the base optimizer writes into a variable's JSON that are not listed as bookkeeping.
 _ENGINE_KEYS = frozenset({"current_candidate"})
@@ -72,6 +74,12 @@ class OMEGA(RandomFewShot):
     re-sampled from the scored predictions as `RandomFewShot` does, otherwise
     the parent's examples are kept. An answer that still fails after the
     language model's retries is skipped with a warning and training goes on.
+
+    In `fit`, a step's mutation or crossover call runs while the next batch is
+    predicted, and its proposal is scored in the rounds after, beside the batches
+    after that (`proposals_take_a_round`; see `optimizers.steps`): a step costs one
+    round of LM latency, and a proposal sees the populations as the steps settled
+    two or three batches before it.
 
     At each epoch end the populations compete (`algorithm="dns"`): Dominated
     Novelty Search scores every candidate by its mean distance to its
@@ -395,7 +403,7 @@ class OMEGA(RandomFewShot):
         full_model: type[DataModel],
         written: list[str],
     ) -> JsonDict | None:
-        program = self._program_for(operation, full_model, written)
+        program = self._program_for(operation, full_model, written, parents)
         best, worst = shown_predictions(variable)
         fields: JsonDict = {
             "program_description": str(getattr(self.program, "description", None) or ""),
@@ -435,15 +443,22 @@ class OMEGA(RandomFewShot):
         )
 
     def _program_for(
-        self, operation: str, full_model: type[DataModel], written: list[str]
+        self,
+        operation: str,
+        full_model: type[DataModel],
+        written: list[str],
+        parents: Sequence[JsonDict] = (),
     ) -> ChainOfThought:
-        """The mutation or crossover module for a variable schema, built once.
+        """The mutation or crossover module for a variable schema and length cap, built once.
 
         A ChainOfThought called on `MutationInputs` / `CrossoverInputs` directly:
-        a Program around one module would make the same call.
+        a Program around one module would make the same call. Its answer's text
+        fields are capped (`capped_answer`, `_text_cap`).
         """
         whole = written == list(full_model.model_fields)
-        output_model = full_model if whole else submodel(full_model, written)
+        output_model = capped_answer(
+            full_model if whole else submodel(full_model, written), self._text_cap(parents)
+        )
         key = operation + json.dumps(output_model.model_json_schema(), sort_keys=True)
         if key in self._programs:
             return self._programs[key]
@@ -457,6 +472,18 @@ class OMEGA(RandomFewShot):
         )
         self._programs[key] = program
         return program
+
+    @staticmethod
+    def _text_cap(parents: Sequence[JsonDict]) -> int:
+        """The longest text a rewrite may write in a field: twice the parents' longest, at
+        least `MIN_TEXT_CAP`, rounded up to a multiple of it (so few distinct programs)."""
+        longest = 0
+        for parent in parents:
+            for value in (parent.get("value") or {}).values():
+                if isinstance(value, str):
+                    longest = max(longest, len(value))
+        cap = max(MIN_TEXT_CAP, 2 * longest)
+        return -(-cap // MIN_TEXT_CAP) * MIN_TEXT_CAP
 
     # Competition ----------------------------------------------------------------------------
 
@@ -654,6 +681,34 @@ def variable_model(variable: Variable) -> type[DataModel]:
         f"{title or 'Variable'}State", __base__=DataModel, **fields
     )
     return model
+
+
+def capped_answer(model: type[DataModel], cap: int) -> type[DataModel]:
+    """`model` with a leading ``thinking`` field, every plain text field at most `cap` characters.
+
+    The answer of a mutation or crossover: the prompt asks for a rewrite "about as
+    long as it is", and a model that cannot follow it (SmolLM2-135M) otherwise writes
+    its thinking until the context is full, minutes per call on a small machine. A
+    grammar-constrained local model cannot exceed the cap; another provider's longer
+    answer fails validation and the proposal is skipped, as any invalid answer is.
+    """
+    fields: dict[str, Any] = {
+        "thinking": (str, pydantic.Field(description="Your step by step thinking", max_length=cap))
+    }
+    for key, info in model.model_fields.items():
+        if key == "thinking":
+            continue
+        if info.annotation is str:
+            capped = pydantic.Field(
+                default=info.default, description=info.description, max_length=cap
+            )
+            fields[key] = (str, capped)
+        else:
+            fields[key] = (info.annotation, info)
+    answer: type[DataModel] = pydantic.create_model(
+        f"{model.__name__}Rewrite", __base__=DataModel, __doc__=model.__doc__, **fields
+    )
+    return answer
 
 
 def submodel(model: type[DataModel], keys: Sequence[str]) -> type[DataModel]:

@@ -43,6 +43,8 @@ logger = logging.getLogger("optimizer_core")
 VALIDATION_CHUNK = 64
 # Validation rows each proposal is scored on by default (the reference library's figure).
 MINIBATCH_SIZE = 4
+# The "epoch" of the starting values in fit's record of the best epoch (see `fit`).
+START_EPOCH = -1
 
 
 class SampleResult:
@@ -156,6 +158,7 @@ class Trainer:
         *,
         batch_size: int = 32,
         minibatch_size: int | None = MINIBATCH_SIZE,
+        scoring_temperature: float | None = 0.0,
         epochs: int = 1,
         verbose: int | str = "auto",
         callbacks: Sequence[Any] | None = None,
@@ -182,6 +185,13 @@ class Trainer:
                 the incumbent (pairing and racing: `optimizers.steps`); a result
                 already known in this fit (the same values on the same row) is not
                 asked for again (`programs.candidate_scoring`).
+            scoring_temperature: the temperature of the calls that decide: a proposal's
+                minibatch and the validation passes (default 0.0; None: each module's
+                own). At 0 a row's answer is the same every time, so a proposal beats
+                the incumbent on its rows because it is better there, not because it
+                drew luckier samples (SmolLM2-135M on BANKING77 at the server's 0.8: a
+                rewrite to "1.0.2.1.1.1.2" won its 4 rows and cost 0.15 of test
+                reward). The training batches keep the modules' temperature.
             epochs: passes over the training rows (default 1).
             verbose: 0 silent, 1 progress bar, 2 one line per epoch; "auto" is 1 in a terminal.
             callbacks: `Callback` instances (async or sync hooks).
@@ -194,6 +204,11 @@ class Trainer:
 
         Returns:
             The `History` callback; ``history.history`` maps each logged name to a list.
+
+        At the end the variables of the best epoch are restored: by ``val_reward``
+        with validation rows, else by training ``reward``. With validation rows the
+        starting values compete too (validated once before the first epoch, recorded
+        as epoch -1): an epoch that does not beat them there is not kept.
 
         A resumed run ends as it would have without the interruption. Each epoch
         end records in the optimizer's state (so in `Program.to_json` and every
@@ -214,6 +229,15 @@ class Trainer:
         _check_positive_int(batch_size, "batch_size")
         if minibatch_size is not None:
             _check_positive_int(minibatch_size, "minibatch_size")
+        if scoring_temperature is not None and (
+            isinstance(scoring_temperature, bool)
+            or not isinstance(scoring_temperature, int | float)
+            or not math.isfinite(scoring_temperature)
+            or scoring_temperature < 0
+        ):
+            raise ValueError(
+                f"`scoring_temperature` must be None or a number >= 0, got {scoring_temperature!r}"
+            )
         _check_positive_int(epochs, "epochs")
         if not isinstance(validation_split, int | float) or not 0.0 <= validation_split < 1.0:
             raise ValueError(f"`validation_split` must be in [0, 1), got {validation_split!r}")
@@ -247,12 +271,15 @@ class Trainer:
         if not optimizer.built:
             await optimizer.build(trainable)
         # What this fit already knows of each candidate on each row (candidate_scoring.py).
-        cache = ResultCache(
-            program.variables,
-            lambda xs, ys, values: self._run_batch(
-                xs, ys, training=False, overrides=values, update_metrics=False
-            ),
-        )
+        scoring_models = self._module_language_models()
+
+        async def score_rows(xs: list[Any], ys: list[Any], values: Any) -> list[SampleResult]:
+            with pin_calls(scoring_models, temperature=scoring_temperature):
+                return await self._run_batch(
+                    xs, ys, training=False, overrides=values, update_metrics=False
+                )
+
+        cache = ResultCache(program.variables, score_rows)
         self.stop_training = False
         has_val = len(x_val) > 0
         best_score = -math.inf
@@ -293,6 +320,18 @@ class Trainer:
         start_snapshot = _snapshot(trainable)
         budget_error: BudgetExhausted | None = None
         try:
+            if has_val and best_snapshot is None:
+                # The starting values compete with the epochs: an epoch is kept only if it
+                # beats them on the validation rows, so a fit never ends worse than it
+                # started there. The pass also tells the first proposals' pairing how the
+                # starting candidate does on every validation row.
+                start_logs, start_rows, start_rewards = await self._validate(
+                    cache, x_val, y_val, len(x_train), max(batch_size, VALIDATION_CHUNK)
+                )
+                optimizer.record_validation(trainable, start_rows, start_rewards)
+                best_score = float(start_logs["reward"])
+                best_epoch = START_EPOCH
+                best_snapshot = start_snapshot
             for epoch in range(initial_epoch, epochs):
                 await cbs.on_epoch_begin(epoch, {})
                 await optimizer.on_epoch_begin(epoch, trainable)

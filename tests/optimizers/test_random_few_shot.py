@@ -155,7 +155,9 @@ def labelled_variable(rows: list[tuple[str, str, str]]) -> Variable:
 
 def test_labelled_examples_show_the_expected_output_even_when_the_module_was_wrong() -> None:
     optimizer = synalinks.optimizers.RandomFewShot(nb_min_examples=2, nb_max_examples=2, seed=0)
-    variable = labelled_variable([("q0", "I think it is a refund", "refund"), ("q1", "card", "card")])
+    variable = labelled_variable(
+        [("q0", "I think it is a refund", "refund"), ("q1", "card", "card")]
+    )
     examples = optimizer.sample_examples(variable)
     assert examples is not None
     by_input = {e["inputs"]["q"]: e for e in examples}
