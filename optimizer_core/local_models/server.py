@@ -91,22 +91,23 @@ def _stop_all_at_exit() -> None:
 def default_threads(cores: int) -> int:
     """CPU threads the server computes with on a machine with ``cores`` cores.
 
-    Every core on 2 cores or fewer, else half of them (at most 4), leaving the
-    rest to the client process. Threads that take every core wait at llama.cpp's
-    barriers asleep instead of spinning (`server_environment`): spinning, 2
-    threads on 2 cores stall each other whenever the client runs, 0.35 demo
-    calls/s instead of 5.2 with 4 requests in flight (bench/local_server).
+    1 on 2 cores or fewer, else half of them (at most 4), leaving the rest to the
+    client. llama.cpp's threads meet at a barrier after every operation; on 2
+    shared cores a second thread gained at most 20-30 % when nothing else ran
+    (llama-batched-bench) and lost far more whenever anything did: with 4 demo
+    requests in flight, 2 spinning threads fell to 0.35 calls/s, 2 sleeping ones
+    (`server_environment`) to 1.7-4.6, where 1 thread held 4.7-6.1
+    (bench/local_server).
     """
-    return cores if cores <= 2 else min(4, cores // 2)
+    return 1 if cores <= 2 else min(4, cores // 2)
 
 
 def default_parallel_slots(cores: int) -> int:
     """Requests the server decodes at once on a machine with ``cores`` cores.
 
-    Two per thread (`default_threads`), at least 4 and at most 8. On 2 cores
-    (2 threads), 4 slots served the demo workload at 5.2 calls/s with 4 or 8
-    requests in flight; 2 slots 3.4, and 8 slots 5.0 for 350 MB more KV cache
-    (bench/local_server).
+    Two per thread (`default_threads`), at least 4 and at most 8. On 2 cores, 4
+    slots served the demo workload as fast as 8 (which hold 350 MB more KV
+    cache) and faster than 2 (bench/local_server).
     """
     return min(8, max(4, 2 * default_threads(cores)))
 

@@ -145,7 +145,7 @@ def test_config_round_trip_keeps_the_slots(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("cores", "threads", "slots"),
-    [(1, 1, 4), (2, 2, 4), (3, 1, 4), (4, 2, 4), (8, 4, 8), (64, 4, 8)],
+    [(1, 1, 4), (2, 1, 4), (3, 1, 4), (4, 2, 4), (8, 4, 8), (64, 4, 8)],
 )
 def test_defaults_from_the_cores(cores: int, threads: int, slots: int) -> None:
     assert default_threads(cores) == threads
