@@ -36,19 +36,20 @@ DEFAULT_DEMO_USER = "demo"
 DEFAULT_DEMO_PASSWORD = "demo-password-change-me"
 DEMO_PROGRAM = "Support ticket topics (demo)"
 DEMO_DATASET = "Support tickets (demo)"
-DEMO_ROWS = 150
+DEMO_ROWS = 200
 """The demo dataset's rows: the first of optimizer_core's support tickets (topics balanced)."""
 DEMO_TEST_ROWS = 100
 """Rows held out as its test split: enough for a paired verdict to see the gain."""
 DEMO_PROGRAM_DESCRIPTION = (
     "Tags an online shop's support messages with one of four topics: refund, delivery, "
     "address or password. Untrained, the bundled model (SmolLM2-135M) does not know "
-    "these four words and answers in its own (\"Sorry to bother\", \"Graz, Austria\"): "
+    'these four words and answers in its own ("Sorry to bother", "Graz, Austria"): '
     "about 0 of the 100 test messages right. Train it on the demo dataset with the "
-    "default run (RandomFewShot, 1 epoch; 3 to 5 minutes on a 2-core machine): the "
+    "default run (RandomFewShot, 1 epoch; 1 to 4 minutes on a 2-core machine): the "
     "examples it picks show the four words, and after training about 4 in 10 test "
-    "messages are tagged right, a significant gain. OMEGA rewrites the instructions "
-    "instead, which this small model cannot do usefully: expect no change from it here."
+    "messages are tagged right, a significant gain (fewer when it keeps a single "
+    "example). OMEGA rewrites the instructions instead, which this small model cannot "
+    "do usefully: expect no change from it here."
 )
 DEMO_PROVIDER = "Bundled local model"
 STARTER_PROVIDER = DEMO_PROVIDER

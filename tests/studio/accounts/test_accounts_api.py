@@ -139,7 +139,7 @@ def test_ensure_demo_is_idempotent(monkeypatch):
     assert dataset.status == "valid"
     x_train, y_train = dataset_services.load_examples(dataset, split="train")
     x_test, _ = dataset_services.load_examples(dataset, split="test")
-    assert len(x_train) == 50 and len(x_test) == 100
+    assert len(x_train) == 100 and len(x_test) == 100
     assert set(x_train[0]) == {"message"} and set(y_train[0]) == {"topic"}
     assert {row["topic"] for row in y_train} == {"refund", "delivery", "address", "password"}
     # The topic's 16-character cap reaches the model (a grammar on the bundled one).
