@@ -13,6 +13,19 @@ this proxy, so their LM calls and tokens are counted the same way, on the wire:
 - ``POST /v1/embeddings`` is answered locally with the bundled MiniLM (the
   reference library's OMEGA needs an OpenAI-style embedding endpoint).
 - ``GET /v1/models`` is forwarded.
+
+The workload tells the proxy which phase it is in (``POST /bench/mode``,
+``{"mode": "fit" | "eval"}``) and reads the counters (``GET /bench/counters``):
+
+- in ``"fit"`` (the default) requests go as sent and count as training calls, so
+  both libraries train at their own default temperature;
+- in ``"eval"`` every request is pinned to temperature 0 and seed 0 (the
+  reference library's ``evaluate`` / ``predict`` cannot pin it; ours can, but both
+  go through the same path here) and counts as an evaluation call. A request
+  already answered in ``"eval"`` is answered again from memory: at temperature 0
+  the server would give the same answer, and a program that did not change
+  (an optimizer that kept its start) is re-evaluated for free. Counted as a call
+  all the same, and as a cache hit.
 """
 
 from __future__ import annotations
@@ -38,6 +51,9 @@ class Counters:
 
     def reset(self) -> None:
         with self.lock:
+            self.by_mode: dict[str, int] = {"fit": 0, "eval": 0}
+            self.tokens_by_mode: dict[str, list[int]] = {"fit": [0, 0], "eval": [0, 0]}
+            self.eval_cache_hits = 0
             self.chat_calls = 0
             self.chat_errors = 0
             self.prompt_tokens = 0
@@ -52,6 +68,11 @@ class Counters:
         with self.lock:
             return {
                 "chat_calls": self.chat_calls,
+                "fit_calls": self.by_mode["fit"],
+                "eval_calls": self.by_mode["eval"],
+                "eval_cache_hits": self.eval_cache_hits,
+                "fit_tokens": list(self.tokens_by_mode["fit"]),
+                "eval_tokens": list(self.tokens_by_mode["eval"]),
                 "chat_errors": self.chat_errors,
                 "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens,
@@ -73,6 +94,8 @@ class Proxy:
         self.max_tokens = max_tokens
         self.embedder = embedder
         self.counters = Counters()
+        self.mode = "fit"
+        self.eval_cache: dict[str, tuple[int, bytes]] = {}
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -89,12 +112,18 @@ class Proxy:
                 self.wfile.write(body)
 
             def do_GET(self) -> None:
+                if self.path.startswith("/bench/counters"):
+                    self._reply(200, json.dumps(proxy.counters.snapshot()).encode())
+                    return
                 status, body = proxy._forward("GET", self.path, None)
                 self._reply(status, body)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if self.path.startswith("/bench/mode"):
+                    self._reply(*proxy._set_mode(raw))
+                    return
                 if self.path.endswith("/embeddings"):
                     self._reply(*proxy._embeddings(raw))
                     return
@@ -108,6 +137,18 @@ class Proxy:
     @property
     def api_base(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    @property
+    def root(self) -> str:
+        """Where the ``/bench/...`` endpoints are."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def _set_mode(self, raw: bytes) -> tuple[int, bytes]:
+        mode = json.loads(raw or b"{}").get("mode")
+        if mode not in ("fit", "eval"):
+            return 400, b'{"error": "mode must be fit or eval"}'
+        self.mode = mode
+        return 200, json.dumps({"mode": mode}).encode()
 
     def start(self) -> Proxy:
         self.thread.start()
@@ -139,8 +180,23 @@ class Proxy:
             rewritten = True
         if not request.get("max_tokens") and not request.get("max_completion_tokens"):
             request["max_tokens"] = self.max_tokens
+        mode = self.mode
+        key = ""
+        cached: tuple[int, bytes] | None = None
+        if mode == "eval":
+            request["temperature"] = 0.0
+            request["seed"] = 0
+            key = json.dumps(request, sort_keys=True)
+            cached = self.eval_cache.get(key)
         started = time.perf_counter()
-        status, body = self._forward("POST", "/v1/chat/completions", json.dumps(request).encode())
+        if cached is not None:
+            status, body = cached
+        else:
+            status, body = self._forward(
+                "POST", "/v1/chat/completions", json.dumps(request).encode()
+            )
+            if mode == "eval" and status == 200:
+                self.eval_cache[key] = (status, body)
         busy = time.perf_counter() - started
         usage: dict[str, Any] = {}
         if status == 200:
@@ -152,6 +208,10 @@ class Proxy:
             if self.counters.first_request is None:
                 self.counters.first_request = request
             self.counters.chat_calls += 1
+            self.counters.by_mode[mode] += 1
+            self.counters.eval_cache_hits += cached is not None
+            self.counters.tokens_by_mode[mode][0] += int(usage.get("prompt_tokens") or 0)
+            self.counters.tokens_by_mode[mode][1] += int(usage.get("completion_tokens") or 0)
             self.counters.chat_errors += status != 200
             self.counters.rewritten += rewritten
             self.counters.prompt_tokens += int(usage.get("prompt_tokens") or 0)

