@@ -234,6 +234,7 @@ async def run(lib: Any, args: argparse.Namespace) -> dict[str, Any]:
             epochs=args.epochs,
             batch_size=args.batch_size,
             minibatch_size=args.minibatch_size,
+            validate_start=True,  # as the studio's runs do (ours only: filtered for synalinks)
             callbacks=[Follow()],
             verbose=0,
             seed=args.seed,

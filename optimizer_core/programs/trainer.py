@@ -159,6 +159,7 @@ class Trainer:
         batch_size: int = 32,
         minibatch_size: int | None = MINIBATCH_SIZE,
         scoring_temperature: float | None = 0.0,
+        validate_start: bool = False,
         epochs: int = 1,
         verbose: int | str = "auto",
         callbacks: Sequence[Any] | None = None,
@@ -192,6 +193,13 @@ class Trainer:
                 drew luckier samples (SmolLM2-135M on BANKING77 at the server's 0.8: a
                 rewrite to "1.0.2.1.1.1.2" won its 4 rows and cost 0.15 of test
                 reward). The training batches keep the modules' temperature.
+            validate_start: validate the starting values once before the first epoch
+                (default False), so that they compete with the epochs: an epoch is then
+                kept only if it beats them on the validation rows, and a fit never ends
+                worse there than it began. It costs one validation pass (one call per
+                validation row and LM module) and tells the first proposals' pairing how
+                the starting candidate does on every validation row. Off by default, as
+                in the guide; the studio's runs turn it on.
             epochs: passes over the training rows (default 1).
             verbose: 0 silent, 1 progress bar, 2 one line per epoch; "auto" is 1 in a terminal.
             callbacks: `Callback` instances (async or sync hooks).
@@ -206,9 +214,9 @@ class Trainer:
             The `History` callback; ``history.history`` maps each logged name to a list.
 
         At the end the variables of the best epoch are restored: by ``val_reward``
-        with validation rows, else by training ``reward``. With validation rows the
-        starting values compete too (validated once before the first epoch, recorded
-        as epoch -1): an epoch that does not beat them there is not kept.
+        with validation rows, else by training ``reward``. With ``validate_start`` and
+        validation rows the starting values compete too (recorded as epoch -1): an
+        epoch that does not beat them there is not kept.
 
         A resumed run ends as it would have without the interruption. Each epoch
         end records in the optimizer's state (so in `Program.to_json` and every
@@ -238,6 +246,8 @@ class Trainer:
             raise ValueError(
                 f"`scoring_temperature` must be None or a number >= 0, got {scoring_temperature!r}"
             )
+        if not isinstance(validate_start, bool):
+            raise ValueError(f"`validate_start` must be True or False, got {validate_start!r}")
         _check_positive_int(epochs, "epochs")
         if not isinstance(validation_split, int | float) or not 0.0 <= validation_split < 1.0:
             raise ValueError(f"`validation_split` must be in [0, 1), got {validation_split!r}")
@@ -320,7 +330,7 @@ class Trainer:
         start_snapshot = _snapshot(trainable)
         budget_error: BudgetExhausted | None = None
         try:
-            if has_val and best_snapshot is None:
+            if validate_start and has_val and best_snapshot is None:
                 # The starting values compete with the epochs: an epoch is kept only if it
                 # beats them on the validation rows, so a fit never ends worse than it
                 # started there. The pass also tells the first proposals' pairing how the

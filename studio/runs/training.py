@@ -411,6 +411,9 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
         shuffle=bool(fit_config["shuffle"]),
         seed=fit_config.get("seed"),
         initial_epoch=ctx.initial_epoch,
+        # The starting program competes with the epochs: a run never stores a trained
+        # program that does worse than its start on the validation rows.
+        validate_start=True,
         verbose=0,
         callbacks=[callback],
     )

@@ -181,11 +181,9 @@ async def test_omega_mutation_overlaps_the_next_batch_one_round_per_step() -> No
     finally:
         driver.cancel()
     steps = 8
-    # The starting values' validation pass, a round per batch, two to finish the last
-    # steps (a proposal, then its rows), the epoch's validation pass: each mutation runs
-    # beside a batch, not in a round of its own.
-    assert clock.rounds[0] == ["validation row"] * 8, clock.rounds[0]
-    assert len(clock.rounds) == 1 + steps + 3, clock.rounds
+    # A round per batch, two to finish the last steps (a proposal, then its rows), the
+    # validation pass: each mutation runs beside a batch, not in a round of its own.
+    assert len(clock.rounds) == steps + 3, clock.rounds
     mutations = [i for i, labels in enumerate(clock.rounds) if "mutation" in labels]
     assert len(mutations) == steps
     assert all("batch" in clock.rounds[i] for i in mutations[:-1])

@@ -150,14 +150,15 @@ async def test_a_file_without_layout_names_the_module_that_differs(tmp_path: Pat
             {
                 "kind": "optimizer_core.variables",
                 "format_version": 1,
-                "variables": {"nope/state": {}, "generator_99/state": {}},
+                # A generator name no module of this process reaches (names are numbered).
+                "variables": {"nope/state": {}, "generator_999999/state": {}},
             }
         )
     )
     with pytest.raises(SerializationError) as caught:
         program.load_variables(tmp_path / "old.json")
     message = str(caught.value)
-    assert "has no variable(s) ['generator_99/state', 'nope/state']" in message
+    assert "has no variable(s) ['generator_999999/state', 'nope/state']" in message
     assert f"#0 is 'nope' in the file but {first!r} here" in message
 
 

@@ -68,7 +68,11 @@ def test_evaluations_are_pinned_to_temperature_0_and_the_runs_seed_and_run_once(
     evaluation = requests[:20] + requests[-20:]
     assert {(r.get("temperature"), r.get("seed")) for r in evaluation} == {(0.0, 11)}
     training = requests[20:-20]
-    assert training and all("seed" not in r and "temperature" not in r for r in training)
+    assert training and all("seed" not in r for r in training)
+    # Training batches sample at the model's own temperature; the calls that decide (a
+    # candidate's minibatch, validation) are pinned to 0 by fit's scoring_temperature.
+    temperatures = {r.get("temperature") for r in training}
+    assert temperatures == {None, 0.0}, temperatures
 
 
 def test_above_temperature_0_evaluations_repeat_and_store_each_rows_mean(user):
