@@ -45,8 +45,8 @@ DEMO_PROGRAM_DESCRIPTION = (
     "address or password. Untrained, the bundled model (SmolLM2-135M) does not know "
     'these four words and answers in its own ("Sorry to bother", "Graz, Austria"): '
     "about 0 of the 100 test messages right. Train it on the demo dataset with the "
-    "default run (RandomFewShot, 1 epoch; 1 to 4 minutes on a 2-core machine): the "
-    "examples it picks show the four words, and after training about 4 in 10 test "
+    "default run (RandomFewShot, 2 epochs; about 3 minutes on a 2-core machine): the "
+    "examples it picks show the four words, and after training 4 to 5 in 10 test "
     "messages are tagged right, a significant gain (fewer when it keeps a single "
     "example). OMEGA rewrites the instructions instead, which this small model cannot "
     "do usefully: expect no change from it here."

@@ -10,7 +10,7 @@ run with every default of the form (what a newcomer pressing it gets). Once the 
 has finished, the run page shows its verdict, after against before row by row on the
 100 test rows with its 95% interval, and the product's claim is that it reads
 "Significant gain" (README, the demo program's description: about 0 of 100 right
-before, about 4 in 10 after).
+before, 4 to 5 in 10 after).
 
 The run takes minutes on a small machine: its duration (from the run's started and
 finished times) and the figures are printed (``-s``), since the README states them.
@@ -64,7 +64,7 @@ DEMO_USER, DEMO_PASSWORD = "demo", "demo-password-change-me"
 DEMO_PROGRAM = "Support ticket topics (demo)"
 DEMO_DATASET = "Support tickets (demo)"
 RUN_LIMIT_S = 8 * 60
-"""The demo run takes 1 to 4 minutes on 2 cores (README); twice the top, for a busy machine."""
+"""The demo run takes about 3 minutes on 2 cores (README); more than twice that, for a busy machine."""
 VIEW = {"width": 1280, "height": 800}
 TERMINAL = {"succeeded", "failed", "cancelled"}
 
