@@ -173,6 +173,7 @@ def test_the_demo_run_shows_a_significant_gain(stack: LiveStack, browser: Any) -
     gain = run["gain"]
     duration = _seconds(run["started_at"], run["finished_at"])
     queued_to_done = _seconds(run["created_at"], run["finished_at"])
+    usage = run.get("usage") or {}
     print(
         f"\ndemo run {run_id}: {run['optimizer']}, fit_config {run['fit_config']}"
         f"\n  verdict shown: {' '.join(shown.split())}"
@@ -181,6 +182,9 @@ def test_the_demo_run_shows_a_significant_gain(stack: LiveStack, browser: Any) -
         f"{gain['ci_high']:+.3f}, n = {gain['n']}, p = {gain['p_value']:.4f})"
         f"\n  run duration (started -> finished): {duration:.0f} s; created -> finished: "
         f"{queued_to_done:.0f} s; Start run click -> page shows it ended: {seen_done:.0f} s"
+        f"\n  LM calls {usage.get('calls')}, in flight at most {usage.get('max_in_flight')}, "
+        f"mean queueing {usage.get('mean_queue_ms', 0):.0f} ms and provider time "
+        f"{usage.get('mean_provider_ms', 0):.0f} ms per call"
         f"\n  whole test so far (stack started before it): {time.monotonic() - test_started:.0f} s"
     )
     context.close()
