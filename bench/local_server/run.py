@@ -60,6 +60,7 @@ from bench.common.tables import column_widths, table_line, table_rule  # noqa: E
 from optimizer_core.datasets import support_tickets  # noqa: E402
 from optimizer_core.datasets.support_tickets import SupportMessage, SupportTopic  # noqa: E402
 from optimizer_core.local_models import LocalModelError, LocalModelServer  # noqa: E402
+from optimizer_core.local_models.state_file import default_cache_dir  # noqa: E402
 
 RESULTS = BENCH / "results"
 FEW_SHOT = len(support_tickets.TOPICS)
@@ -91,8 +92,13 @@ TODAY_ARGS = (
 )  # fmt: skip
 
 
-def demo_prompts(calls: int = CALLS) -> list[tuple[list[dict[str, str]], str]]:
-    """(messages, expected topic) for the first ``calls`` support-ticket test messages."""
+def demo_prompts(
+    calls: int = CALLS, *, from_end: bool = False
+) -> list[tuple[list[dict[str, str]], str]]:
+    """(messages, expected topic) for the first ``calls`` support-ticket test messages.
+
+    With ``from_end``, the last ``calls`` instead (the warm-up's, never measured).
+    """
     (x_train, y_train), (x_test, y_test) = support_tickets.load_data()
     examples = [
         {"inputs": x.get_json(), "outputs": y.get_json()}
@@ -103,9 +109,10 @@ def demo_prompts(calls: int = CALLS) -> list[tuple[list[dict[str, str]], str]]:
         data_model=SupportTopic, language_model=object(), examples=examples
     )
     schema = SupportMessage.get_schema()
+    rows = (x_test[-calls:], y_test[-calls:]) if from_end else (x_test[:calls], y_test[:calls])
     return [
         (generator.format_messages(x.get_json(), schema), y.topic)
-        for x, y in zip(x_test[:calls], y_test[:calls], strict=True)
+        for x, y in zip(*rows, strict=True)
     ]
 
 
@@ -177,15 +184,22 @@ def today_available(python: str) -> bool:
 
 
 def build_server(side: str, args: argparse.Namespace, slots: int | None) -> LocalModelServer:
+    # Its own state folder: in the shared one, a server of the same configuration
+    # that another process runs (the studio, bench/quality) would be attached to
+    # and measured with that process's requests.
+    folder = default_cache_dir() / "bench_local_server"
     if side == "today":
         threads = args.threads or today_threads(os.cpu_count() or 1)
         return LocalModelServer(
             command=(args.today_python, *TODAY_ARGS),
             alias="smollm2-today",
             n_threads=threads,
+            cache_dir=folder,
             watchdog_interval=None,
         )
-    return LocalModelServer(parallel=slots, n_threads=args.threads, watchdog_interval=None)
+    return LocalModelServer(
+        parallel=slots, n_threads=args.threads, cache_dir=folder, watchdog_interval=None
+    )
 
 
 def describe(server: LocalModelServer) -> dict[str, Any]:
@@ -207,8 +221,11 @@ async def measure(side: str, slots: int | None, args: argparse.Namespace) -> dic
         server.start()
         run["start_s"] = time.perf_counter() - clock
         run.update(describe(server))
-        # Warm up (first-call allocations), then the levels.
-        await run_level(server, prompts[:2], in_flight=1, max_tokens=args.max_tokens)
+        # Warm up: first-call allocations, and every slot holding the few-shot prefix
+        # (about 170 of a call's 200 prompt tokens), as in a run's steady state; a cold
+        # slot processes the whole prompt, seconds on one thread. Then the levels.
+        warm = demo_prompts(max(2, server.parallel_slots), from_end=True)
+        await run_level(server, warm, in_flight=server.parallel_slots, max_tokens=args.max_tokens)
         for in_flight in args.in_flight:
             level = await run_level(
                 server, prompts, in_flight=in_flight, max_tokens=args.max_tokens
@@ -307,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs per server, interleaved")
     parser.add_argument("--max-tokens", type=int, default=32)
     parser.add_argument(
-        "--calls", type=int, default=CALLS, help="test messages asked per level (max 200)"
+        "--calls", type=int, default=CALLS, help="test messages asked per level (max 192)"
     )
     parser.add_argument(
         "--today-python",
@@ -316,8 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--output", default=str(RESULTS / "local_server"))
     args = parser.parse_args(argv)
-    if not 1 <= args.calls <= support_tickets.TEST_ROWS:
-        parser.error(f"--calls must be in 1..{support_tickets.TEST_ROWS}, got {args.calls}")
+    most = support_tickets.TEST_ROWS - 8  # the last 8 test messages are the warm-up's
+    if not 1 <= args.calls <= most:
+        parser.error(f"--calls must be in 1..{most}, got {args.calls}")
 
     load_at_start = os.getloadavg()[0]
     configurations: list[tuple[str, int | None]] = []
