@@ -33,6 +33,7 @@ from optimizer_core.local_models.embedding import (
     LocalEmbeddingModel,
     embedding_available,
 )
+from optimizer_core.local_models.installation import bundled_model_missing
 from optimizer_core.local_models.language_model import LocalLanguageModel
 from optimizer_core.local_models.server import (
     LocalModelError,
@@ -50,6 +51,7 @@ __all__ = [
     "LocalLanguageModel",
     "LocalModelError",
     "LocalModelServer",
+    "bundled_model_missing",
     "bundled_model_path",
     "default_cache_dir",
     "deserialize",

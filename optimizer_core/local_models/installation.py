@@ -98,6 +98,21 @@ def server_available() -> bool:
     return llama_server_path() is not None
 
 
+def bundled_model_missing() -> str | None:
+    """Why this machine cannot serve the bundled model (None when it can).
+
+    Checks the server binary and the GGUF package through the file system and package
+    metadata, without starting or importing anything.
+    """
+    if not server_available():
+        return server_missing_message()
+    try:
+        bundled_model_path()
+    except LocalModelError as error:
+        return str(error)
+    return None
+
+
 def server_missing_message() -> str:
     """Why the default server cannot start, and how to install it."""
     configured = os.environ.get(LLAMA_SERVER_ENV)
@@ -122,6 +137,7 @@ __all__ = [
     "LLAMA_SERVER_ENV",
     "LLAMA_SERVER_NAME",
     "SERVER_DISTRIBUTION",
+    "bundled_model_missing",
     "bundled_model_path",
     "find_llama_server",
     "llama_server_path",

