@@ -167,8 +167,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
+def run_and_report(train: Any, args: argparse.Namespace, **extra: Any) -> None:
+    """Seed, import the library (timed), run ``train(synalinks, args)``, print its result.
+
+    The result goes to stdout as one JSON line, with the library, its version, the
+    Python version, the import times and `extra`. The workloads of bench/omega and
+    bench/training_cost end with it too.
+    """
     # Seed the global generators: the reference library draws examples and
     # validation minibatches from numpy's. (Runs still vary a little.)
     random.seed(args.seed)
@@ -194,10 +199,15 @@ def main(argv: list[str] | None = None) -> None:
             "python": platform.python_version(),
             "import_s": import_s,
             "library_import_s": library_import_s,
+            **extra,
         }
     )
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
+
+
+def main(argv: list[str] | None = None) -> None:
+    run_and_report(train, parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -27,14 +27,9 @@ This file must stay valid on Python 3.11 (optimizer_core) and 3.12 (synalinks).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib.util
 import inspect
-import json
 import os
-import platform
-import random
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
@@ -194,30 +189,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse_args(argv)
-    # Seed the global generators both libraries draw from (runs still vary a little).
-    random.seed(args.seed)
-    import_start = time.perf_counter()
-    synalinks = fit_workload.import_library(args.lib)
-    import litellm  # noqa: F401 - see the fit-overhead workload: keep it out of fit
-
-    import_s = time.perf_counter() - import_start
-    import numpy as np
-
-    np.random.seed(args.seed)
-
-    result = asyncio.run(train(synalinks, args))
-    result.update(
-        {
-            "lib": args.lib,
-            "version": fit_workload.library_version(args.lib),
-            "python": platform.python_version(),
-            "import_s": import_s,
-            "warmup_requests": 1,
-        }
-    )
-    sys.stdout.write(json.dumps(result) + "\n")
-    sys.stdout.flush()
+    fit_workload.run_and_report(train, parse_args(argv), warmup_requests=1)
 
 
 if __name__ == "__main__":
