@@ -92,12 +92,13 @@ def default_threads(cores: int) -> int:
     """CPU threads the server computes with on a machine with ``cores`` cores.
 
     1 on 2 cores or fewer, else half of them (at most 4), leaving the rest to the
-    client. llama.cpp's threads meet at a barrier after every operation; on 2
-    shared cores a second thread gained at most 20-30 % when nothing else ran
-    (llama-batched-bench) and lost far more whenever anything did: with 4 demo
-    requests in flight, 2 spinning threads fell to 0.35 calls/s, 2 sleeping ones
-    (`server_environment`) to 1.7-4.6, where 1 thread held 4.7-6.1
-    (bench/local_server).
+    client. llama.cpp's threads meet at a barrier after every operation. On 2 cores
+    with nothing else running, a second thread served the demo workload 24 % faster
+    with 4 requests in flight (5.35 calls/s against 4.32, bench/local_server); but a
+    training run's own process (trainer, worker, web server) shares those cores, and
+    while anything else ran, 2 threads fell far below 1 (0.35 calls/s spinning at
+    the barriers, 1.7 to 4.6 sleeping there, `server_environment`, against 4.7 to 6.1
+    for 1 thread on the earlier capitals workload).
     """
     return 1 if cores <= 2 else min(4, cores // 2)
 
