@@ -45,7 +45,7 @@ DEMO_PROGRAM_DESCRIPTION = (
     "address or password. Untrained, the bundled model (SmolLM2-135M) does not know "
     'these four words and answers in its own ("Sorry to bother", "Graz, Austria"): '
     "about 0 of the 100 test messages right. Train it on the demo dataset with the "
-    "default run (RandomFewShot, 2 epochs; about 3 minutes on a 2-core machine): the "
+    "default run (RandomFewShot, 2 epochs; 2 to 4 minutes on a 2-core machine): the "
     "examples it picks show the four words, and after training 4 to 5 in 10 test "
     "messages are tagged right, a significant gain (fewer when it keeps a single "
     "example). OMEGA rewrites the instructions instead, which this small model cannot "

@@ -50,7 +50,7 @@ DEMO_USER, DEMO_PASSWORD = "demo", "demo-password-change-me"
 DEMO_PROGRAM = "Support ticket topics (demo)"
 DEMO_DATASET = "Support tickets (demo)"
 RUN_LIMIT_S = 8 * 60
-"""The demo run takes about 3 minutes on 2 cores (README); more than twice that, for a busy machine."""
+"""The demo run takes 2 to 4 minutes on 2 cores (README); twice the top, for a busy machine."""
 VIEW = {"width": 1280, "height": 800}
 TERMINAL = {"succeeded", "failed", "cancelled"}
 
