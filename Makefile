@@ -21,7 +21,7 @@ LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF $(shell grep -q avx2 /proc/cpuinfo 2>/dev/
 $(STAMP): pyproject.toml scripts/build_llama_server.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install --quiet --upgrade "pip==26.3"
-	@echo "Installing dependencies (the first time also compiles llama-server: about 10 minutes)..."
+	@echo "Installing dependencies (the first time also compiles llama-server: about 8 minutes)..."
 	@$(BIN)/python scripts/build_llama_server.py --output $(BIN)/llama-server -- $(LLAMA_CMAKE_ARGS) & \
 	server=$$!; \
 	$(BIN)/python -m pip install --quiet -e ".[dev,local]" \
