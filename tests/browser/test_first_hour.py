@@ -137,6 +137,8 @@ def test_a_newcomer_signs_up_and_trains_on_the_bundled_model(
     page.get_by_label("Epochs").fill("1")
     page.get_by_label("Batch size").fill("2")
     page.get_by_label("Evaluations (before / after)").fill("1")
+    # No run of theirs measured the bundled model yet: the form still says how long.
+    expect(page.get_by_test_id("estimate-duration")).to_contain_text("the bundled model's pace")
     page.get_by_role("button", name="Start run").click()
     expect(page).to_have_url(re.compile(r"/runs/\d+$"))
 

@@ -60,6 +60,19 @@ describe('expectedDuration', () => {
       text: 'no finished run on this provider yet: duration unknown',
     });
   });
+
+  it("gives a newcomer's first run on the bundled model its measured pace, saying whose", () => {
+    // The demo's 484 calls at 3.5 calls/s: 138 s.
+    const first = expectedDuration(484, { ...nothing, local: true, prices: 'free' });
+    expect(first.value).toBeCloseTo(138.3, 1);
+    expect(first.text).toBe(
+      "≈ 2 min (the bundled model's pace on 2 cores, 3.5 calls/s; your own runs will replace it)",
+    );
+    // Once a run of the user's measured it, that pace wins.
+    expect(expectedDuration(378, { ...measured, local: true }).text).toBe(
+      '≈ 3 min (from your last 4 runs on this provider, 2.1 calls/s)',
+    );
+  });
 });
 
 describe('expectedTokens', () => {

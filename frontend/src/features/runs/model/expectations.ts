@@ -8,6 +8,8 @@ import type { Planned } from './budget';
 
 /** The measured figures (the API's Throughput). */
 export type Throughput = {
+  /** Whether the provider is the bundled local model. */
+  local?: boolean;
   runs: number;
   calls_per_second: number | null;
   tokens_per_call: number | null;
@@ -40,12 +42,27 @@ const lastRuns = (runs: number, of: string) =>
   runs === 1 ? `your last run ${of}` : `your last ${runs} runs ${of}`;
 
 /**
+ * The bundled model's pace before any run of the user's measured it: the demo's default run
+ * on an otherwise idle 2-core machine, 484 LM calls in 140 s, evaluations included
+ * (tests/browser/test_demo_learns.py, README). A newcomer's first run gets a duration too.
+ */
+export const BUNDLED_MODEL_PACE = 3.5;
+
+/**
  * The expected duration: the estimated calls at the provider's observed pace (calls per
- * second of a run's wall time, the median of the user's last finished runs on it).
+ * second of a run's wall time, the median of the user's last finished runs on it); for the
+ * bundled model without such a run, its pace measured on 2 cores, said so.
  */
 export function expectedDuration(calls: number, throughput: Throughput): Expectation {
   const pace = throughput.calls_per_second;
   if (pace === null || pace <= 0 || throughput.runs === 0) {
+    if (throughput.local) {
+      const seconds = calls / BUNDLED_MODEL_PACE;
+      return {
+        value: seconds,
+        text: `≈ ${durationText(seconds)} (the bundled model's pace on 2 cores, ${rate(BUNDLED_MODEL_PACE)} calls/s; your own runs will replace it)`,
+      };
+    }
     return { value: null, text: 'no finished run on this provider yet: duration unknown' };
   }
   const seconds = calls / pace;
