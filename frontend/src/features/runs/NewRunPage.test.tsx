@@ -6,6 +6,7 @@ import type { Catalogue, CatalogueEntry } from '@/lib/api/types';
 import { mockFetch } from '@/test/fetchMock';
 import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
 import catalogueJson from './__fixtures__/catalogue.json';
+import { unmeasured } from './__fixtures__/throughput';
 import NewRunPage from './NewRunPage';
 
 /** What GET /api/catalogue/ answers for the engine's built-ins (see make_fixtures.py). */
@@ -278,18 +279,7 @@ describe('NewRunPage', () => {
       ...ROUTES,
       'GET /api/runs/throughput/': [
         200,
-        {
-          provider: 1,
-          local: false,
-          runs: 2,
-          calls_per_second: 2.5,
-          tokens_per_call: null,
-          tokens_from: null,
-          tokens_runs: 0,
-          cost_per_token: null,
-          prices: 'unknown',
-          cost_runs: 0,
-        },
+        { ...unmeasured, provider: 1, local: false, runs: 2, calls_per_second: 2.5 },
       ],
     });
     renderPage();

@@ -7,6 +7,7 @@ import {
   plannedUsage,
   type Throughput,
 } from './expectations';
+import { unmeasured } from '../__fixtures__/throughput';
 
 const measured: Throughput = {
   runs: 4,
@@ -19,16 +20,7 @@ const measured: Throughput = {
   cost_runs: 4,
 };
 
-const nothing: Throughput = {
-  runs: 0,
-  calls_per_second: null,
-  tokens_per_call: null,
-  tokens_from: null,
-  tokens_runs: 0,
-  cost_per_token: null,
-  prices: 'unknown',
-  cost_runs: 0,
-};
+const nothing: Throughput = unmeasured;
 
 describe('durationText', () => {
   it('rounds to seconds, minutes, then hours and minutes', () => {

@@ -2,6 +2,7 @@ import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { Estimate } from '../../model/estimate';
 import type { Throughput } from '../../model/expectations';
+import { unmeasured } from '../../__fixtures__/throughput';
 import { CallEstimate } from './CallEstimate';
 
 const estimate: Estimate = {
@@ -87,16 +88,7 @@ describe('CallEstimate', () => {
         estimate={estimate}
         lmModules={1}
         caps={{ max_calls: 500, max_tokens: 40_000, max_cost: 1 }}
-        throughput={{
-          runs: 0,
-          calls_per_second: null,
-          tokens_per_call: null,
-          tokens_from: null,
-          tokens_runs: 0,
-          cost_per_token: null,
-          prices: 'unknown',
-          cost_runs: 0,
-        }}
+        throughput={unmeasured}
       />,
     );
     expect(screen.getByTestId('estimate-duration')).toHaveTextContent(

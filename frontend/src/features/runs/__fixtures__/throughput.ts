@@ -1,0 +1,13 @@
+import type { Throughput } from '../model/expectations';
+
+/** What GET /api/runs/throughput/ says of a provider no finished run of the user's measured. */
+export const unmeasured: Throughput = {
+  runs: 0,
+  calls_per_second: null,
+  tokens_per_call: null,
+  tokens_from: null,
+  tokens_runs: 0,
+  cost_per_token: null,
+  prices: 'unknown',
+  cost_runs: 0,
+};
