@@ -11,12 +11,13 @@ FRONT_STAMP := frontend/node_modules/.installed-$(shell sha256sum frontend/packa
 
 .PHONY: run demo test lint typecheck unit frontend frontend-check browser bench clean-venv
 
-# The bundled model's server, llama.cpp's llama-server, is compiled from the llama.cpp
-# that llama-cpp-python's source distribution (PyPI) vendors, for this machine's CPU
-# family (x86-64 with AVX2 where present), while pip installs the packages; the binary
-# is cached in ~/.cache, so a new .venv copies it instead of compiling again
-# (scripts/build_llama_server.py).
-LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF $(shell grep -q avx2 /proc/cpuinfo 2>/dev/null && echo -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON)
+# The bundled model's server, llama.cpp's llama-server (and llama-quantize beside it), is
+# compiled from the llama.cpp that llama-cpp-python's source distribution (PyPI) vendors,
+# for the instruction sets this machine's CPU lists (AVX2, AVX-512, VNNI...), while pip
+# installs the packages; the binaries are cached in ~/.cache, so a new .venv copies them
+# instead of compiling again (scripts/build_llama_server.py). LLAMA_CMAKE_ARGS, when set,
+# replaces the detected CPU options.
+LLAMA_CMAKE_ARGS ?=
 
 $(STAMP): pyproject.toml scripts/build_llama_server.py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
