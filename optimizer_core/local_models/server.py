@@ -67,6 +67,7 @@ from optimizer_core.local_models.installation import (
 from optimizer_core.local_models.language_model import LocalLanguageModel
 from optimizer_core.local_models.lease import process_start_ticks
 from optimizer_core.local_models.process import free_port
+from optimizer_core.local_models.served_model import served_model_path
 from optimizer_core.local_models.state_file import (
     CACHE_DIR_ENV,
     ServerState,
@@ -130,7 +131,8 @@ class LocalModelServer:
 
     Args:
         model_path: the GGUF file. Defaults to None: the bundled
-            SmolLM2-135M-Instruct (see `bundled_model_path`).
+            SmolLM2-135M-Instruct (see `bundled_model_path`), served as its
+            Q8_0 copy (see `served_model_path`).
         alias: the model name the server answers to; models reach it as
             ``"openai/<alias>"``. Defaults to ``"smollm2"``.
         n_threads: CPU threads for generation and prompt processing. Defaults
@@ -340,10 +342,15 @@ class LocalModelServer:
     def _state_file(self) -> StateFile:
         return StateFile(self.folder, self.key, lock_timeout=self.start_timeout + 30.0)
 
+    @property
+    def model_file(self) -> str:
+        """The GGUF file the server loads: `model_path`, else the bundled model's served copy."""
+        return self._resolved_model_path()
+
     def _resolved_model_path(self) -> str:
         if self.model_path is not None:
             return str(Path(self.model_path).expanduser().resolve())
-        return str(bundled_model_path())
+        return str(served_model_path())
 
     # -- lifecycle ------------------------------------------------------------
 

@@ -8,6 +8,6 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "bundled_model: runs the bundled SmolLM2 GGUF on llama-cpp-python's server "
+        "bundled_model: runs the bundled SmolLM2 GGUF on llama.cpp's llama-server "
         "(skipped when it is not installed); about a minute on 2 cores",
     )

@@ -21,6 +21,8 @@ import pytest
 import optimizer_core as synalinks
 from optimizer_core.datasets import banking77
 from optimizer_core.local_models import LocalModelServer, bundled_model_missing
+from optimizer_core.local_models.installation import llama_server_path
+from optimizer_core.local_models.served_model import SERVED_TYPE, quantize_tool
 from tests.support import BANKING77_FILES, SHARED, missing_shared
 
 DATA = SHARED / "data"
@@ -68,6 +70,11 @@ def ticket_messages(text: str) -> list[dict[str, str]]:
 @pytest.mark.skipif(_server_skip_reason() is not None, reason=_server_skip_reason() or "")
 async def test_structured_output_is_valid_for_the_schema(tmp_path: Path) -> None:
     with LocalModelServer(cache_dir=tmp_path, watchdog_interval=None) as server:
+        command = server.command_line()
+        if quantize_tool(llama_server_path()) is not None:  # built by `make`
+            # The server loads the Q8_0 copy of the package's Q4_1 weights.
+            assert command[command.index("--model") + 1] == server.model_file
+            assert f".{SERVED_TYPE}." in Path(server.model_file).name
         # No retries: every answer must be valid as the grammar wrote it. The schema
         # bounds every string, so the answer ends well within max_tokens.
         lm = server.language_model(temperature=0.0, max_tokens=256, max_retries=0)
