@@ -95,7 +95,8 @@ def default_threads(cores: int) -> int:
     1 on 2 cores or fewer, else half of them (at most 4), leaving the rest to the
     client. llama.cpp's threads meet at a barrier after every operation. On 2 cores
     with nothing else running, a second thread served the demo workload 24 % faster
-    with 4 requests in flight (5.35 calls/s against 4.32, bench/local_server); but a
+    with 4 requests in flight (5.35 calls/s against 4.32, bench/local_server, serving
+    the Q4_1 file before `served_model_path`); but a
     training run's own process (trainer, worker, web server) shares those cores, and
     while anything else ran, 2 threads fell far below 1 (0.35 calls/s spinning at
     the barriers, 1.7 to 4.6 sleeping there, `server_environment`, against 4.7 to 6.1
