@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_llama_server.py"
+from scripts import build_llama_server as build
 
 AVX512_MACHINE = (
     "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Processor\n"
@@ -20,18 +16,7 @@ AVX512_MACHINE = (
 AVX2_MACHINE = "flags\t\t: fpu sse sse2 ssse3 fma sse4_1 sse4_2 avx f16c bmi1 avx2 bmi2\n"
 
 
-@pytest.fixture(scope="module")
-def build() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_llama_server", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_an_avx512_machine_gets_avx512_and_its_dot_products_but_never_amx(
-    build: ModuleType,
-) -> None:
+def test_an_avx512_machine_gets_avx512_and_its_dot_products_but_never_amx() -> None:
     args = build.cpu_cmake_args(AVX512_MACHINE, "x86_64")
     assert args == [
         "-DGGML_NATIVE=OFF",
@@ -48,7 +33,7 @@ def test_an_avx512_machine_gets_avx512_and_its_dot_products_but_never_amx(
     assert not any("AMX" in arg for arg in args)
 
 
-def test_an_avx2_machine_gets_avx2_only(build: ModuleType) -> None:
+def test_an_avx2_machine_gets_avx2_only() -> None:
     assert build.cpu_cmake_args(AVX2_MACHINE, "x86_64") == [
         "-DGGML_NATIVE=OFF",
         "-DGGML_AVX2=ON",
@@ -58,7 +43,7 @@ def test_an_avx2_machine_gets_avx2_only(build: ModuleType) -> None:
     ]
 
 
-def test_avx512_extensions_need_the_whole_avx512_base(build: ModuleType) -> None:
+def test_avx512_extensions_need_the_whole_avx512_base() -> None:
     partial = "flags : avx2 fma f16c avx512f avx512cd avx512_vnni avx512vbmi\n"  # no bw, dq, vl
     args = build.cpu_cmake_args(partial, "x86_64")
     assert args == ["-DGGML_NATIVE=OFF", "-DGGML_AVX2=ON", "-DGGML_FMA=ON", "-DGGML_F16C=ON"]
@@ -68,13 +53,11 @@ def test_avx512_extensions_need_the_whole_avx512_base(build: ModuleType) -> None
     ("cpuinfo", "machine"),
     [(AVX512_MACHINE, "aarch64"), ("processor : 0\n", "x86_64"), ("", "x86_64")],
 )
-def test_elsewhere_ggml_chooses_for_itself(build: ModuleType, cpuinfo: str, machine: str) -> None:
+def test_elsewhere_ggml_chooses_for_itself(cpuinfo: str, machine: str) -> None:
     assert build.cpu_cmake_args(cpuinfo, machine) == []
 
 
-def test_machines_with_other_instruction_sets_never_share_a_cached_build(
-    build: ModuleType,
-) -> None:
+def test_machines_with_other_instruction_sets_never_share_a_cached_build() -> None:
     avx512 = build.cache_key(build.cpu_cmake_args(AVX512_MACHINE, "x86_64"))
     avx2 = build.cache_key(build.cpu_cmake_args(AVX2_MACHINE, "x86_64"))
     assert avx512 != avx2
