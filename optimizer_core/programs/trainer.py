@@ -18,10 +18,8 @@ from optimizer_core import rewards as rewards_family
 from optimizer_core.callbacks import CallbackList
 from optimizer_core.datamodels import DataModel, JsonDict, to_json
 from optimizer_core.exceptions import (
-    AuthenticationError,
     BudgetExhausted,
     DataError,
-    LanguageModelError,
     ProgramError,
     RewardError,
 )
@@ -32,6 +30,7 @@ from optimizer_core.optimizers import Optimizer
 from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS
 from optimizer_core.optimizers.steps import StepJob
 from optimizer_core.programs.candidate_scoring import CandidateMinibatch, ResultCache, Row
+from optimizer_core.programs.failures import FailureCount, FailureRule
 from optimizer_core.programs.results import EvaluatedExample, Evaluation
 from optimizer_core.rewards import Reward
 from optimizer_core.saving.object_registry import serialize_object
@@ -96,8 +95,6 @@ class Trainer:
         self.compiled = False
         self.stop_training = False
         self.last_failures = 0
-        self.max_consecutive_failures = 10
-        self._consecutive_failures = 0
 
     # compile --------------------------------------------------------------------------------
 
@@ -168,6 +165,7 @@ class Trainer:
         shuffle: bool = True,
         initial_epoch: int = 0,
         seed: int | None = None,
+        failure_rule: FailureRule | None = None,
     ) -> Any:
         """Train the program's variables to maximise the reward.
 
@@ -209,6 +207,9 @@ class Trainer:
             shuffle: reshuffle the training rows each epoch.
             initial_epoch: epoch to start from (to resume a run).
             seed: seed for shuffling and minibatch sampling.
+            failure_rule: when predictions failing because of the language model
+                stop the fit with the model's error (default None: `FailureRule()`,
+                10 in a row; see `programs.failures`).
 
         Returns:
             The `History` callback; ``history.history`` maps each logged name to a list.
@@ -283,10 +284,17 @@ class Trainer:
         # What this fit already knows of each candidate on each row (candidate_scoring.py).
         scoring_models = self._module_language_models()
 
+        in_a_row = (failure_rule or FailureRule()).count()
+
         async def score_rows(xs: list[Any], ys: list[Any], values: Any) -> list[SampleResult]:
             with pin_calls(scoring_models, temperature=scoring_temperature):
                 return await self._run_batch(
-                    xs, ys, training=False, overrides=values, update_metrics=False
+                    xs,
+                    ys,
+                    training=False,
+                    in_a_row=in_a_row,
+                    overrides=values,
+                    update_metrics=False,
                 )
 
         cache = ResultCache(program.variables, score_rows)
@@ -366,7 +374,7 @@ class Trainer:
                     values = {v.name: {**v.peek(), **v.get_trainable_json()} for v in trainable}
                     used = {v.name: v.get("current_candidate") for v in trainable}
                     results, *_ = await _together(
-                        self._run_batch(xb, yb, training=True, overrides=values),
+                        self._run_batch(xb, yb, training=True, in_a_row=in_a_row, overrides=values),
                         *(job.advance() for job in jobs),
                     )
                     jobs = await _settled(jobs)
@@ -470,6 +478,7 @@ class Trainer:
         return_examples: Literal[False] = ...,
         temperature: float | None = ...,
         seed: int | None = ...,
+        failure_rule: FailureRule | None = ...,
     ) -> dict[str, float]: ...
 
     @overload
@@ -484,6 +493,7 @@ class Trainer:
         return_examples: Literal[True],
         temperature: float | None = ...,
         seed: int | None = ...,
+        failure_rule: FailureRule | None = ...,
     ) -> Evaluation: ...
 
     async def evaluate(
@@ -497,6 +507,7 @@ class Trainer:
         return_examples: bool = False,
         temperature: float | None = None,
         seed: int | None = None,
+        failure_rule: FailureRule | None = None,
     ) -> dict[str, float] | Evaluation:
         """Score the program on rows: ``{"reward": mean, <metric>: value, ...}``.
 
@@ -517,6 +528,11 @@ class Trainer:
                 after training and the difference is the training's, not sampling noise.
                 Neither the modules nor the models are changed (see `pin_calls`).
             seed: a seed those calls carry to providers that take one (default None).
+            failure_rule: when predictions failing because of the language model
+                stop the evaluation with the model's error (default None:
+                `FailureRule()`, 10 in a row; ``FailureRule(whole_batch=True)``
+                also stops on one batch whose every row failed; see
+                `programs.failures`).
 
         Example:
             ```python
@@ -534,8 +550,11 @@ class Trainer:
         cbs = self._callback_list(callbacks, verbose, epochs=1, steps=steps, history=False)
         await cbs.on_test_begin({})
         results: list[SampleResult] | None = [] if return_examples else None
+        in_a_row = (failure_rule or FailureRule()).count()
         with pin_calls(self._module_language_models(), temperature=temperature, seed=seed):
-            logs = await self._evaluate_rows(x_rows, y_rows, batch_size, cbs, results=results)
+            logs = await self._evaluate_rows(
+                x_rows, y_rows, batch_size, in_a_row, cbs, results=results
+            )
         await cbs.on_test_end(dict(logs))
         if results is None:
             return logs
@@ -695,16 +714,20 @@ class Trainer:
         yb: list[Any],
         *,
         training: bool,
+        in_a_row: FailureCount,
         overrides: Mapping[str, Mapping[str, Any]] | None = None,
         update_metrics: bool = True,
     ) -> list[SampleResult]:
-        """Predict and score rows concurrently; `update_metrics` False keeps them out of metrics."""
+        """Predict and score rows concurrently; `update_metrics` False keeps them out of metrics.
+
+        `in_a_row` counts the call's failed predictions and stops it as its rule says.
+        """
         results = list(
             await asyncio.gather(
                 *(self._predict_one(r, training=training, overrides=overrides) for r in xb)
             )
         )
-        self._check_failures(results)
+        in_a_row.check(results)
         # Rewards may call a judge model, so they run concurrently too (in row order).
         await asyncio.gather(
             *(
@@ -713,31 +736,6 @@ class Trainer:
             )
         )
         return results
-
-    def _check_failures(self, results: list[SampleResult]) -> None:
-        """Fail fast on a provider that cannot work: a refused key, or a long run of failures.
-
-        One failed sample is normal (it scores 0 and is counted); a bad key or
-        `max_consecutive_failures` failures in a row mean every further call would
-        fail too, so training stops with the model's own error.
-        """
-        for result in results:
-            cause = result.exception
-            if result.output is not None:
-                self._consecutive_failures = 0
-                continue
-            self._consecutive_failures += 1
-            if not isinstance(cause, LanguageModelError):
-                continue
-            if isinstance(cause, AuthenticationError):
-                raise cause
-            if self._consecutive_failures >= self.max_consecutive_failures:
-                self._consecutive_failures = 0
-                raise type(cause)(
-                    f"{self.max_consecutive_failures} predictions in a row failed; "
-                    f"last error: {cause}",
-                    model=cause.model,
-                ) from cause
 
     def _record_predictions(self, results: list[SampleResult], y_true: list[Any]) -> None:
         program = self._self()
@@ -806,6 +804,7 @@ class Trainer:
         x_rows: list[Any],
         y_rows: list[Any],
         batch_size: int,
+        in_a_row: FailureCount,
         cbs: Any = None,
         *,
         results: list[SampleResult] | None = None,
@@ -819,7 +818,7 @@ class Trainer:
                 await cbs.on_test_batch_begin(step, {})
             xb = x_rows[step * batch_size : (step + 1) * batch_size]
             yb = y_rows[step * batch_size : (step + 1) * batch_size]
-            batch = await self._run_batch(xb, yb, training=False)
+            batch = await self._run_batch(xb, yb, training=False, in_a_row=in_a_row)
             if results is not None:
                 results.extend(batch)
             rewards.extend(r.reward for r in batch)

@@ -16,6 +16,7 @@ from optimizer_core.exceptions import (
     ProgramError,
     RewardError,
 )
+from optimizer_core.programs import FailureRule
 from optimizer_core.programs.candidate_scoring import CandidateMinibatch, ResultCache
 from tests.support import Answer, Query, build_program, capitals
 
@@ -269,7 +270,9 @@ async def test_scoring_a_candidate_never_writes_the_variable() -> None:
     minibatch = CandidateMinibatch(
         ResultCache(
             program.variables,
-            lambda xs, ys, values: program._run_batch(xs, ys, training=False, overrides=values),
+            lambda xs, ys, values: program._run_batch(
+                xs, ys, training=False, in_a_row=FailureRule().count(), overrides=values
+            ),
         ),
         list(zip(range(4), program._check_x(x, "x"), y, strict=False)),
     )
