@@ -7,7 +7,6 @@ import hashlib
 import inspect
 import json
 import logging
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -23,8 +22,13 @@ from optimizer_core.optimizers import dns
 from optimizer_core.optimizers.omega_prompts import (
     CrossoverInputs,
     MutationInputs,
+    capped_answer,
     crossover_instructions,
     mutation_instructions,
+    shown_predictions,
+    submodel,
+    text_cap,
+    variable_model,
 )
 from optimizer_core.optimizers.optimizer import candidate_sort_key, softmax, value_key
 from optimizer_core.optimizers.random_few_shot import RandomFewShot
@@ -39,16 +43,6 @@ DistanceFunction = Callable[..., Awaitable[float]]
 
 ALGORITHMS = ("dns", "ga")
 SELECTIONS = ("softmax", "best", "random")
-
-RECENT_PREDICTIONS = 64
-"""How many of the latest scored predictions the language model's shown examples come from."""
-NB_SHOWN_PREDICTIONS = 3
-"""How many best and how many worst predictions the language model sees."""
-MIN_TEXT_CAP = 500
-"""The smallest cap on a rewritten text field, in characters (see `capped_answer`)."""
-
-# Keys the base optimizer writes into a variable's JSON that are not listed as bookkeeping.
-_ENGINE_KEYS = frozenset({"current_candidate"})
 
 
 class OMEGA(RandomFewShot):
@@ -453,11 +447,11 @@ class OMEGA(RandomFewShot):
 
         A ChainOfThought called on `MutationInputs` / `CrossoverInputs` directly:
         a Program around one module would make the same call. Its answer's text
-        fields are capped (`capped_answer`, `_text_cap`).
+        fields are capped (`capped_answer`, `text_cap`).
         """
         whole = written == list(full_model.model_fields)
         output_model = capped_answer(
-            full_model if whole else submodel(full_model, written), self._text_cap(parents)
+            full_model if whole else submodel(full_model, written), text_cap(parents)
         )
         key = operation + json.dumps(output_model.model_json_schema(), sort_keys=True)
         if key in self._programs:
@@ -472,18 +466,6 @@ class OMEGA(RandomFewShot):
         )
         self._programs[key] = program
         return program
-
-    @staticmethod
-    def _text_cap(parents: Sequence[JsonDict]) -> int:
-        """The longest text a rewrite may write in a field: twice the parents' longest, at
-        least `MIN_TEXT_CAP`, rounded up to a multiple of it (so few distinct programs)."""
-        longest = 0
-        for parent in parents:
-            for value in (parent.get("value") or {}).values():
-                if isinstance(value, str):
-                    longest = max(longest, len(value))
-        cap = max(MIN_TEXT_CAP, 2 * longest)
-        return -(-cap // MIN_TEXT_CAP) * MIN_TEXT_CAP
 
     # Competition ----------------------------------------------------------------------------
 
@@ -643,99 +625,6 @@ def average_reward(variable: Variable) -> float:
     if visits <= 0:
         return 0.0
     return float(variable.get("cumulative_reward") or 0.0) / visits
-
-
-def shown_predictions(variable: Variable) -> tuple[list[JsonDict], list[JsonDict]]:
-    """The best and the worst of the variable's recent scored predictions, best first."""
-    recent = list(variable.get("predictions") or [])[-RECENT_PREDICTIONS:]
-    ranked = sorted(range(len(recent)), key=lambda i: (float(recent[i].get("reward") or 0.0), i))
-    nb_worst = min(NB_SHOWN_PREDICTIONS, len(ranked) // 2)
-    nb_best = min(NB_SHOWN_PREDICTIONS, len(ranked) - nb_worst)
-    worst = ranked[:nb_worst]
-    best = list(reversed(ranked[len(ranked) - nb_best :]))
-
-    def shown(i: int) -> JsonDict:
-        prediction = recent[i]
-        truth = prediction.get("ground_truth", prediction.get("y_true"))
-        return {
-            "inputs": prediction.get("inputs"),
-            "outputs": prediction.get("outputs"),
-            "ground_truth": truth if isinstance(truth, dict) else None,
-            "reward": float(prediction.get("reward") or 0.0),
-        }
-
-    return [shown(i) for i in best], [shown(i) for i in worst]
-
-
-def variable_model(variable: Variable) -> type[DataModel]:
-    """The DataModel of a variable's trainable fields: its own, or one inferred from its value."""
-    if variable.data_model is not None:
-        return variable.data_model
-    fields: dict[str, Any] = {}
-    for key in variable.trainable_fields:
-        if key in _ENGINE_KEYS:
-            continue
-        fields[key] = (_infer_type(variable.get(key)), ...)
-    title = "".join(part.title() for part in re.split(r"[^0-9A-Za-z]+", variable.name) if part)
-    model: type[DataModel] = pydantic.create_model(
-        f"{title or 'Variable'}State", __base__=DataModel, **fields
-    )
-    return model
-
-
-def capped_answer(model: type[DataModel], cap: int) -> type[DataModel]:
-    """`model` with a leading ``thinking`` field, every plain text field at most `cap` characters.
-
-    The answer of a mutation or crossover: the prompt asks for a rewrite "about as
-    long as it is", and a model that cannot follow it (SmolLM2-135M) otherwise writes
-    its thinking until the context is full, minutes per call on a small machine. A
-    grammar-constrained local model cannot exceed the cap; another provider's longer
-    answer fails validation and the proposal is skipped, as any invalid answer is.
-    """
-    fields: dict[str, Any] = {
-        "thinking": (str, pydantic.Field(description="Your step by step thinking", max_length=cap))
-    }
-    for key, info in model.model_fields.items():
-        if key == "thinking":
-            continue
-        if info.annotation is str:
-            capped = pydantic.Field(
-                default=info.default, description=info.description, max_length=cap
-            )
-            fields[key] = (str, capped)
-        else:
-            fields[key] = (info.annotation, info)
-    answer: type[DataModel] = pydantic.create_model(
-        f"{model.__name__}Rewrite", __base__=DataModel, __doc__=model.__doc__, **fields
-    )
-    return answer
-
-
-def submodel(model: type[DataModel], keys: Sequence[str]) -> type[DataModel]:
-    """A DataModel with only some fields of `model` (same types and descriptions)."""
-    fields: dict[str, Any] = {
-        key: (model.model_fields[key].annotation, model.model_fields[key]) for key in keys
-    }
-    sub: type[DataModel] = pydantic.create_model(
-        model.__name__, __base__=DataModel, __doc__=model.__doc__, **fields
-    )
-    return sub
-
-
-def _infer_type(value: Any) -> Any:
-    if isinstance(value, bool):
-        return bool
-    if isinstance(value, int):
-        return int
-    if isinstance(value, float):
-        return float
-    if isinstance(value, str):
-        return str
-    if isinstance(value, list):
-        return list[Any]
-    if isinstance(value, dict):
-        return dict[str, Any]
-    return Any
 
 
 def _fitness(candidate: JsonDict) -> float:

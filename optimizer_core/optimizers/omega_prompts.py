@@ -7,7 +7,10 @@ model the program's description, one variable, the user's guidance and the best
 and worst recent predictions (`MutationInputs`); a crossover shows a second
 well-scored version as well (`CrossoverInputs`). Each is answered by a
 ChainOfThought whose instructions are `mutation_instructions` or
-`crossover_instructions`, with the variable's own schema as its output.
+`crossover_instructions`, with the variable's own schema as its output
+(`variable_model`, only the fields the model writes: `submodel`), each text
+field capped (`capped_answer`, `text_cap`). The predictions shown are the best
+and the worst recent ones (`shown_predictions`).
 
 References:
     - Agrawal et al., "GEPA: Reflective Prompt Evolution Can Outperform
@@ -17,11 +20,25 @@ References:
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
+from typing import Any
 
+import pydantic
 from pydantic import Field
 
 from optimizer_core.datamodels import DataModel, JsonDict
+from optimizer_core.variables import Variable
+
+RECENT_PREDICTIONS = 64
+"""How many of the latest scored predictions the language model's shown examples come from."""
+NB_SHOWN_PREDICTIONS = 3
+"""How many best and how many worst predictions the language model sees."""
+MIN_TEXT_CAP = 500
+"""The smallest cap on a rewritten text field, in characters (see `capped_answer`)."""
+
+# Keys the base optimizer writes into a variable's JSON that are not listed as bookkeeping.
+_ENGINE_KEYS = frozenset({"current_candidate"})
 
 
 class ScoredPrediction(DataModel):
@@ -97,10 +114,126 @@ def crossover_instructions(keys: Sequence[str]) -> str:
     )
 
 
+# What the language model is shown, and the schema of its answer ---------------------------
+
+
+def shown_predictions(variable: Variable) -> tuple[list[JsonDict], list[JsonDict]]:
+    """The best and the worst of the variable's recent scored predictions, best first."""
+    recent = list(variable.get("predictions") or [])[-RECENT_PREDICTIONS:]
+    ranked = sorted(range(len(recent)), key=lambda i: (float(recent[i].get("reward") or 0.0), i))
+    nb_worst = min(NB_SHOWN_PREDICTIONS, len(ranked) // 2)
+    nb_best = min(NB_SHOWN_PREDICTIONS, len(ranked) - nb_worst)
+    worst = ranked[:nb_worst]
+    best = list(reversed(ranked[len(ranked) - nb_best :]))
+
+    def shown(i: int) -> JsonDict:
+        prediction = recent[i]
+        truth = prediction.get("ground_truth", prediction.get("y_true"))
+        return {
+            "inputs": prediction.get("inputs"),
+            "outputs": prediction.get("outputs"),
+            "ground_truth": truth if isinstance(truth, dict) else None,
+            "reward": float(prediction.get("reward") or 0.0),
+        }
+
+    return [shown(i) for i in best], [shown(i) for i in worst]
+
+
+def variable_model(variable: Variable) -> type[DataModel]:
+    """The DataModel of a variable's trainable fields: its own, or one inferred from its value."""
+    if variable.data_model is not None:
+        return variable.data_model
+    fields: dict[str, Any] = {}
+    for key in variable.trainable_fields:
+        if key in _ENGINE_KEYS:
+            continue
+        fields[key] = (_infer_type(variable.get(key)), ...)
+    title = "".join(part.title() for part in re.split(r"[^0-9A-Za-z]+", variable.name) if part)
+    model: type[DataModel] = pydantic.create_model(
+        f"{title or 'Variable'}State", __base__=DataModel, **fields
+    )
+    return model
+
+
+def capped_answer(model: type[DataModel], cap: int) -> type[DataModel]:
+    """`model` with a leading ``thinking`` field, every plain text field at most `cap` characters.
+
+    The answer of a mutation or crossover: the prompt asks for a rewrite "about as
+    long as it is", and a model that cannot follow it (SmolLM2-135M) otherwise writes
+    its thinking until the context is full, minutes per call on a small machine. A
+    grammar-constrained local model cannot exceed the cap; another provider's longer
+    answer fails validation and the proposal is skipped, as any invalid answer is.
+    """
+    fields: dict[str, Any] = {
+        "thinking": (str, pydantic.Field(description="Your step by step thinking", max_length=cap))
+    }
+    for key, info in model.model_fields.items():
+        if key == "thinking":
+            continue
+        if info.annotation is str:
+            capped = pydantic.Field(
+                default=info.default, description=info.description, max_length=cap
+            )
+            fields[key] = (str, capped)
+        else:
+            fields[key] = (info.annotation, info)
+    answer: type[DataModel] = pydantic.create_model(
+        f"{model.__name__}Rewrite", __base__=DataModel, __doc__=model.__doc__, **fields
+    )
+    return answer
+
+
+def submodel(model: type[DataModel], keys: Sequence[str]) -> type[DataModel]:
+    """A DataModel with only some fields of `model` (same types and descriptions)."""
+    fields: dict[str, Any] = {
+        key: (model.model_fields[key].annotation, model.model_fields[key]) for key in keys
+    }
+    sub: type[DataModel] = pydantic.create_model(
+        model.__name__, __base__=DataModel, __doc__=model.__doc__, **fields
+    )
+    return sub
+
+
+def _infer_type(value: Any) -> Any:
+    if isinstance(value, bool):
+        return bool
+    if isinstance(value, int):
+        return int
+    if isinstance(value, float):
+        return float
+    if isinstance(value, str):
+        return str
+    if isinstance(value, list):
+        return list[Any]
+    if isinstance(value, dict):
+        return dict[str, Any]
+    return Any
+
+
+def text_cap(parents: Sequence[JsonDict]) -> int:
+    """The longest text a rewrite may write in a field: twice the parents' longest, at
+    least `MIN_TEXT_CAP`, rounded up to a multiple of it (so few distinct programs)."""
+    longest = 0
+    for parent in parents:
+        for value in (parent.get("value") or {}).values():
+            if isinstance(value, str):
+                longest = max(longest, len(value))
+    cap = max(MIN_TEXT_CAP, 2 * longest)
+    return -(-cap // MIN_TEXT_CAP) * MIN_TEXT_CAP
+
+
 __all__ = [
+    "MIN_TEXT_CAP",
+    "NB_SHOWN_PREDICTIONS",
+    "RECENT_PREDICTIONS",
     "CrossoverInputs",
     "MutationInputs",
     "ScoredPrediction",
+    "capped_answer",
     "crossover_instructions",
     "mutation_instructions",
+    "shown_predictions",
+    "submodel",
+    "text_cap",
+    "variable_model",
 ]

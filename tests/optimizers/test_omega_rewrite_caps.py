@@ -10,7 +10,7 @@ import pytest
 import optimizer_core as synalinks
 from optimizer_core.modules.generator import GeneratorState
 from optimizer_core.optimizers import OMEGA
-from optimizer_core.optimizers.omega import MIN_TEXT_CAP, capped_answer, submodel
+from optimizer_core.optimizers.omega_prompts import MIN_TEXT_CAP, capped_answer, submodel
 from optimizer_core.variables import Variable
 
 
