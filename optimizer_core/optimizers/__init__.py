@@ -9,12 +9,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from optimizer_core.optimizers.context import TrainingContext
 from optimizer_core.optimizers.omega import OMEGA
 from optimizer_core.optimizers.optimizer import Optimizer
 from optimizer_core.optimizers.random_few_shot import RandomFewShot
 from optimizer_core.saving.families import Family
 
-__all__ = ["OMEGA", "Optimizer", "RandomFewShot", "deserialize", "get", "serialize"]
+__all__ = [
+    "OMEGA",
+    "Optimizer",
+    "RandomFewShot",
+    "TrainingContext",
+    "deserialize",
+    "get",
+    "serialize",
+]
 
 _FAMILY: Family[Optimizer] = Family(
     kind="optimizer",

@@ -19,6 +19,7 @@ from optimizer_core.language_models import EmbeddingModel, LanguageModel
 from optimizer_core.modules.chain_of_thought import ChainOfThought
 from optimizer_core.modules.module import TRACE
 from optimizer_core.optimizers import dns
+from optimizer_core.optimizers.context import SILENT, TrainingContext
 from optimizer_core.optimizers.omega_prompts import (
     CrossoverInputs,
     MutationInputs,
@@ -92,8 +93,8 @@ class OMEGA(RandomFewShot):
     ``"proposal_skipped"``; `optimizer_core.optimizers.lineage` rebuilds each
     variable's DAG of candidates from them.
 
-    The optimizer reads the program's description from ``optimizer.program``
-    when the trainer sets it.
+    The program's description reaches the mutation and crossover programs through
+    the fit's `TrainingContext` (`optimizers.context`), passed to each step.
 
     Args:
         language_model: the `LanguageModel` that writes mutations and crossovers (required).
@@ -276,8 +277,6 @@ class OMEGA(RandomFewShot):
         self.algorithm = algorithm
         self.selection = selection
         self.instructions = instructions
-        self.program: Any = None
-        """The program being trained (the trainer sets it); its description guides the LM."""
         self.selections: dict[str, int] = {}
         self.operations: dict[str, int] = {"mutation": 0, "crossover": 0, "failed": 0}
         self.last_competition: dict[str, list[JsonDict]] = {}
@@ -338,7 +337,7 @@ class OMEGA(RandomFewShot):
     # Proposals ------------------------------------------------------------------------------
 
     async def propose_candidates(
-        self, step: int, trainable_variables: list[Variable]
+        self, step: int, trainable_variables: list[Variable], context: TrainingContext
     ) -> list[tuple[Variable, JsonDict, list[str], str]]:
         if not trainable_variables:
             return []
@@ -348,7 +347,7 @@ class OMEGA(RandomFewShot):
         parents = self.select_parents(variable, 2 if operation == "crossover" else 1)
         if not parents:
             return []
-        value = await self._vary(variable, operation, parents, step)
+        value = await self._vary(variable, operation, parents, step, context)
         if value is None:
             self.operations["failed"] += 1
             return []
@@ -356,7 +355,12 @@ class OMEGA(RandomFewShot):
         return [(variable, value, [p["id"] for p in parents], operation)]
 
     async def _vary(
-        self, variable: Variable, operation: str, parents: list[JsonDict], step: int
+        self,
+        variable: Variable,
+        operation: str,
+        parents: list[JsonDict],
+        step: int,
+        context: TrainingContext,
     ) -> JsonDict | None:
         """The new trainable value, or None (with a warning) when the LM gave nothing valid."""
         full_model = variable_model(variable)
@@ -371,9 +375,12 @@ class OMEGA(RandomFewShot):
         if "examples" in full_model.model_fields and self.few_shot_learning:
             examples = self.sample_examples(variable)
         if written:
-            output = await self._ask(variable, operation, parents, full_model, written)
+            output = await self._ask(
+                variable, operation, parents, full_model, written, context.description
+            )
             if output is None:
                 await self._skip(
+                    context,
                     variable,
                     operation,
                     step,
@@ -386,7 +393,7 @@ class OMEGA(RandomFewShot):
         try:
             return full_model.model_validate(base).get_json()
         except pydantic.ValidationError as error:
-            await self._skip(variable, operation, step, f"invalid value: {error}")
+            await self._skip(context, variable, operation, step, f"invalid value: {error}")
             return None
 
     async def _ask(
@@ -396,11 +403,12 @@ class OMEGA(RandomFewShot):
         parents: list[JsonDict],
         full_model: type[DataModel],
         written: list[str],
+        description: str,
     ) -> JsonDict | None:
         program = self._program_for(operation, full_model, written, parents)
         best, worst = shown_predictions(variable)
         fields: JsonDict = {
-            "program_description": str(getattr(self.program, "description", None) or ""),
+            "program_description": description,
             "variable_name": variable.name,
             "guidance": self.instructions or "",
             "current_variable": {k: parents[0]["value"].get(k) for k in written},
@@ -427,11 +435,13 @@ class OMEGA(RandomFewShot):
         result: JsonDict = output.get_json()
         return result
 
-    async def _skip(self, variable: Variable, operation: str, step: int, reason: str) -> None:
+    async def _skip(
+        self, context: TrainingContext, variable: Variable, operation: str, step: int, reason: str
+    ) -> None:
         logger.warning(
             "OMEGA %s of variable %r skipped at step %d: %s", operation, variable.name, step, reason
         )
-        await self.emit(
+        await context.emit(
             "proposal_skipped",
             {"variable": variable.name, "operation": operation, "step": step, "reason": reason},
         )
@@ -469,7 +479,12 @@ class OMEGA(RandomFewShot):
 
     # Competition ----------------------------------------------------------------------------
 
-    async def on_epoch_end(self, epoch: int, trainable_variables: Sequence[Variable]) -> None:
+    async def on_epoch_end(
+        self,
+        epoch: int,
+        trainable_variables: Sequence[Variable],
+        context: TrainingContext = SILENT,
+    ) -> None:
         """Run the competition on each population (DNS, or reward only for ``"ga"``)."""
         use_dns = self.algorithm == "dns"
         if use_dns and self.distance_function is None:
@@ -505,7 +520,7 @@ class OMEGA(RandomFewShot):
                 {"id": r["id"], "reward": r["reward"], "score": r["score"], "kept": r["kept"]}
                 for r in report
             ]
-            await self.emit(
+            await context.emit(
                 "population",
                 {
                     "variable": variable.name,

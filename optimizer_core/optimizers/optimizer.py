@@ -17,8 +17,10 @@ A training step, as the trainer drives it:
 3. at each epoch end `on_epoch_end` trims the populations (OMEGA overrides it
    with Dominated Novelty Search).
 
-Observers get the optimizer's events through callbacks' ``on_optimizer_event``,
-enough to rebuild every variable's lineage (a DAG: a crossover has two parents):
+Every call gets the fit's `TrainingContext` (`optimizers.context`): the program's
+description and where events go. Observers get the optimizer's events through
+callbacks' ``on_optimizer_event``, enough to rebuild every variable's lineage (a
+DAG: a crossover has two parents):
 
 - ``"initial"`` ``{variable, candidate}``: the seed of a population (its root);
 - ``"batch_scored"`` ``{candidates: {variable: id}, rows, rewards}``: the rows of a
@@ -60,6 +62,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from optimizer_core.datamodels import JsonDict
+from optimizer_core.optimizers.context import SILENT, TrainingContext
 from optimizer_core.optimizers.steps import (
     FunctionMinibatch,
     Minibatch,
@@ -129,38 +132,42 @@ class Optimizer:
         self.epochs = 0
         self.built = False
         self._next_id = 0
-        self.event_sink: Callable[[str, JsonDict], Awaitable[None]] | None = None
-        # The program being trained (set by fit); optimizers that rewrite
-        # instructions show its description to their language model.
-        self.program: Any = None
-        # What fit's loop carries between epochs (its random state, the best epoch,
-        # the logs so far), kept here so that it saves with the optimizer state
-        # and a resumed fit continues the same run. Set by fit; opaque here.
-        self.fit_state: JsonDict | None = None
 
     # Lifecycle ------------------------------------------------------------------------------
 
-    async def build(self, trainable_variables: Sequence[Variable]) -> None:
+    async def build(
+        self, trainable_variables: Sequence[Variable], context: TrainingContext = SILENT
+    ) -> None:
         """Seed each variable's population with its current value (once)."""
         for variable in trainable_variables:
             if not variable.get("best_candidates"):
                 seed = self.new_candidate(variable, variable.get_trainable_json(), operation="init")
                 variable.update({"best_candidates": [seed], "current_candidate": seed["id"]})
-                await self.emit("initial", {"variable": variable.name, "candidate": seed})
+                await context.emit("initial", {"variable": variable.name, "candidate": seed})
         self.built = True
 
-    async def on_epoch_begin(self, epoch: int, trainable_variables: Sequence[Variable]) -> None:
+    async def on_epoch_begin(
+        self,
+        epoch: int,
+        trainable_variables: Sequence[Variable],
+        context: TrainingContext = SILENT,
+    ) -> None:
         for variable in trainable_variables:
             variable.update({"candidates": []})
 
-    async def on_epoch_end(self, epoch: int, trainable_variables: Sequence[Variable]) -> None:
+    async def on_epoch_end(
+        self,
+        epoch: int,
+        trainable_variables: Sequence[Variable],
+        context: TrainingContext = SILENT,
+    ) -> None:
         """Trim each population to the `population_size` best candidates."""
         for variable in trainable_variables:
             population = sorted(
                 variable.get("best_candidates") or [], key=candidate_sort_key, reverse=True
             )
             variable.update({"best_candidates": population[: self.population_size]})
-            await self.emit(
+            await context.emit(
                 "population",
                 {
                     "variable": variable.name,
@@ -183,6 +190,7 @@ class Optimizer:
         evaluate: Evaluate | Minibatch,
         batch_candidates: Mapping[str, str | None] | None = None,
         batch_rows: Sequence[tuple[int, float]] | None = None,
+        context: TrainingContext = SILENT,
     ) -> None:
         """Credit the batch, propose, score and keep candidates, write the best ones.
 
@@ -199,6 +207,7 @@ class Optimizer:
                 credited to them.
             batch_rows: each row of that batch as ``(row, reward)`` (default None);
                 given, it is reported in a ``"batch_scored"`` event.
+            context: the fit this step runs in (default: none, events dropped).
         """
         job = await self.begin_step(
             step,
@@ -207,6 +216,7 @@ class Optimizer:
             evaluate=evaluate,
             batch_candidates=batch_candidates,
             batch_rows=batch_rows,
+            context=context,
         )
         await job.run()
 
@@ -219,6 +229,7 @@ class Optimizer:
         evaluate: Evaluate | Minibatch,
         batch_candidates: Mapping[str, str | None] | None = None,
         batch_rows: Sequence[tuple[int, float]] | None = None,
+        context: TrainingContext = SILENT,
     ) -> StepJob:
         """Credit the batch just predicted and return the step's job (arguments: `train_step`).
 
@@ -234,7 +245,7 @@ class Optimizer:
                 if candidate["id"] == used:
                     credit(candidate, batch_reward)
         if batch_rows and used_by:
-            await self.emit(
+            await context.emit(
                 "batch_scored",
                 {
                     "candidates": used_by,
@@ -243,7 +254,7 @@ class Optimizer:
                 },
             )
         minibatch = evaluate if isinstance(evaluate, Minibatch) else FunctionMinibatch(evaluate)
-        return StepJob(self, step, trainable_variables, minibatch)
+        return StepJob(self, step, trainable_variables, minibatch, context)
 
     def incumbent(self, variable: Variable) -> JsonDict | None:
         """The candidate a proposal must beat to be written in: the population's best."""
@@ -254,7 +265,11 @@ class Optimizer:
         return best
 
     async def keep_scored(
-        self, step: int, trainable_variables: Sequence[Variable], scored: list[ScoredProposal]
+        self,
+        step: int,
+        trainable_variables: Sequence[Variable],
+        scored: list[ScoredProposal],
+        context: TrainingContext = SILENT,
     ) -> None:
         """Add a step's scored proposals to their populations and write the best candidates."""
         for proposal in scored:
@@ -284,15 +299,18 @@ class Optimizer:
                     "reward": proposal.incumbent_reward,
                     "rewards": list(proposal.incumbent_rewards),
                 }
-            await self.emit("candidate", payload)
+            await context.emit("candidate", payload)
         for variable in trainable_variables:
             self.write_best(variable)
         self.iterations += 1
 
     async def propose_candidates(
-        self, step: int, trainable_variables: list[Variable]
+        self, step: int, trainable_variables: list[Variable], context: TrainingContext
     ) -> list[tuple[Variable, JsonDict, list[str], str]]:
-        """Return ``(variable, new trainable value, parent ids, operation)`` proposals."""
+        """Return ``(variable, new trainable value, parent ids, operation)`` proposals.
+
+        `context` is the fit's (the program's description, where events go).
+        """
         raise NotImplementedError
 
     # Candidates and populations -------------------------------------------------------------
@@ -390,17 +408,13 @@ class Optimizer:
         weights = softmax([c["reward"] or 0.0 for c in population], temperature)
         return self.rng.choices(population, weights=weights, k=1)[0]
 
-    async def emit(self, event: str, payload: JsonDict) -> None:
-        if self.event_sink is not None:
-            await self.event_sink(event, payload)
-
     # State ----------------------------------------------------------------------------------
 
     def get_state(self) -> JsonDict:
-        """Counters, the random generator's state and fit's loop state.
+        """Counters and the random generator's state.
 
-        The populations live in the variables. ``"fit"`` is present once `fit`
-        has finished an epoch (see `Trainer.fit` on resuming).
+        The populations live in the variables; `fit`'s own loop state is its
+        `FitState`, saved beside this (``fit_state`` in `Program.to_json`).
         """
         version, internal, gauss = self.rng.getstate()
         state: JsonDict = {
@@ -409,8 +423,6 @@ class Optimizer:
             "next_id": self._next_id,
             "rng": [version, list(internal), gauss],
         }
-        if self.fit_state is not None:
-            state["fit"] = copy.deepcopy(self.fit_state)
         return state
 
     def set_state(self, state: JsonDict) -> None:
@@ -420,7 +432,6 @@ class Optimizer:
         if state.get("rng"):
             version, internal, gauss = state["rng"]
             self.rng.setstate((version, tuple(internal), gauss))
-        self.fit_state = copy.deepcopy(state["fit"]) if state.get("fit") else None
 
     def get_config(self) -> JsonDict:
         return {"population_size": self.population_size, "seed": self.seed, "name": self.name}

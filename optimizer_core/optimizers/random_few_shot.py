@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from optimizer_core.datamodels import JsonDict
+from optimizer_core.optimizers.context import TrainingContext
 from optimizer_core.optimizers.optimizer import (
     Optimizer,
     softmax,
@@ -148,7 +149,7 @@ class RandomFewShot(Optimizer):
         ]
 
     async def propose_candidates(
-        self, step: int, trainable_variables: list[Variable]
+        self, step: int, trainable_variables: list[Variable], context: TrainingContext
     ) -> list[tuple[Variable, JsonDict, list[str], str]]:
         proposals = []
         for variable in trainable_variables:

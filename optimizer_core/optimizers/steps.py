@@ -57,6 +57,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from optimizer_core.datamodels import JsonDict
+from optimizer_core.optimizers.context import SILENT, TrainingContext
 from optimizer_core.variables import Variable
 
 MAX_REWARD = 1.0
@@ -145,13 +146,17 @@ class StepOwner(Protocol):
     def proposals_take_a_round(self) -> bool: ...
 
     async def propose_candidates(
-        self, step: int, trainable_variables: list[Variable]
+        self, step: int, trainable_variables: list[Variable], context: TrainingContext
     ) -> list[tuple[Variable, JsonDict, list[str], str]]: ...
 
     def incumbent(self, variable: Variable) -> JsonDict | None: ...
 
     async def keep_scored(
-        self, step: int, trainable_variables: Sequence[Variable], scored: list[ScoredProposal]
+        self,
+        step: int,
+        trainable_variables: Sequence[Variable],
+        scored: list[ScoredProposal],
+        context: TrainingContext = ...,
     ) -> None: ...
 
 
@@ -285,6 +290,8 @@ class StepJob:
         step: the global step number.
         trainable_variables: the variables to optimise.
         minibatch: the rows to score proposals on.
+        context: the fit it runs in (default: none, events dropped); its
+            proposals and what it keeps see it.
 
     Drive it with ``advance()`` then ``settle()`` until ``done`` (`Optimizer.train_step`
     does so one phase after the other; `Trainer.fit` beside the next batches).
@@ -296,8 +303,10 @@ class StepJob:
         step: int,
         trainable_variables: Sequence[Variable],
         minibatch: Minibatch,
+        context: TrainingContext = SILENT,
     ) -> None:
         self.owner = owner
+        self.context = context
         self.step = step
         self.variables = list(trainable_variables)
         self.minibatch = minibatch
@@ -319,7 +328,7 @@ class StepJob:
         """
         size = self.minibatch.size
         if self._phase is _Phase.PROPOSE:
-            proposals = await self.owner.propose_candidates(self.step, self.variables)
+            proposals = await self.owner.propose_candidates(self.step, self.variables, self.context)
             self._entries = [_Entry(v, value, list(p), op) for v, value, p, op in proposals]
             self._phase = _Phase.FIRST_ROWS
             if self.owner.proposals_take_a_round or not self._entries:
@@ -354,7 +363,7 @@ class StepJob:
                 self._phase = _Phase.OTHER_ROWS
                 return
         scored = [entry.result(self.minibatch) for entry in self._entries]
-        await self.owner.keep_scored(self.step, self.variables, scored)
+        await self.owner.keep_scored(self.step, self.variables, scored, self.context)
         self._phase = _Phase.DONE
 
     async def run(self) -> None:

@@ -13,6 +13,8 @@ from optimizer_core.datamodels import DataModel, JsonDict, to_json
 from optimizer_core.exceptions import DataError, GraphDisconnectedError, SerializationError
 from optimizer_core.modules.input import InputLayer
 from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel, unique_name
+from optimizer_core.programs.best_epoch import snapshot
+from optimizer_core.programs.fit_state import FitState
 from optimizer_core.programs.results import Trace, TraceStep
 from optimizer_core.programs.trainer import Trainer
 from optimizer_core.rewards.program_as_judge import JudgeProgram
@@ -366,7 +368,11 @@ class Program(Trainer):
         )
 
     def to_json(self) -> JsonDict:
-        """The whole program as one versioned JSON document (what `save` writes)."""
+        """The whole program as one versioned JSON document (what `save` writes).
+
+        ``fit_state`` (the loop state of the last `fit`, see `programs.fit_state`)
+        is there once a fit has ended an epoch.
+        """
         document: JsonDict = {
             "format_version": FORMAT_VERSION,
             "kind": "optimizer_core.program",
@@ -375,6 +381,8 @@ class Program(Trainer):
             "variables": {v.name: v.get_json() for v in self.variables},
             "optimizer_state": self.optimizer.get_state() if self.optimizer is not None else None,
         }
+        if self.fit_state is not None:
+            document["fit_state"] = self.fit_state.to_json()
         return document
 
     @classmethod
@@ -423,6 +431,9 @@ class Program(Trainer):
         state = document.get("optimizer_state")
         if state and program.optimizer is not None:
             program.optimizer.set_state(state)
+        program.fit_state = FitState.from_document(
+            document, current=snapshot(program.trainable_variables)
+        )
         return program
 
     def save(self, filepath: str | os.PathLike[str]) -> None:

@@ -1,11 +1,55 @@
-"""The training loop behind `Program.compile / fit / evaluate / predict`."""
+"""The training loop behind `Program.compile / fit / evaluate / predict`.
+
+`Trainer.fit` has the shape of Keras's trainer: it splits off the validation
+rows (`epoch_iterator.split_validation`), picks up or starts its loop state
+(`fit_state.FitState`), then drives an `epoch_iterator.EpochIterator` epoch by
+epoch (`Trainer._fit_epoch`), lets a `best_epoch.BestEpoch` judge each epoch,
+records the state before the callbacks see the epoch end, and restores the best
+epoch's variables at the end. The optimizer is told what it needs through the
+`optimizers.context.TrainingContext` passed to each of its calls.
+
+What the settings of `fit` cost and decide:
+
+- ``minibatch_size`` (default 4, the reference library's figure; None: every
+  validation row): the rows each proposal is scored on, drawn afresh each step.
+  Training costs about ``rows + steps * minibatch_size + validation rows`` LM
+  calls per epoch, so this, not ``batch_size``, sets the price of candidate
+  scoring. A proposal is paired with the incumbent on the same rows, scored on
+  the first half first and no further when a perfect score on the rest could not
+  lift it above the incumbent (`optimizers.steps`); a result already known in
+  the fit is not asked for again (`candidate_scoring`).
+- ``scoring_temperature`` (default 0.0; None: each module's own): the
+  temperature of the calls that decide, a proposal's minibatch and the
+  validation passes. At 0 a row's answer is the same every time, so a proposal
+  beats the incumbent on its rows on its merit, not on a luckier sample
+  (SmolLM2-135M on BANKING77 at the server's 0.8: a rewrite to "1.0.2.1.1.1.2"
+  won its 4 rows and cost 0.15 of test reward). Training batches keep the
+  modules' own temperature.
+- ``validate_start`` (default False, as in the guide; the studio's runs turn it
+  on): validate the starting values once before the first epoch, so that they
+  compete with the epochs (`best_epoch`): a fit never ends worse on the
+  validation rows than it began. It costs one validation pass and tells the
+  first proposals' pairing how the starting candidate does on every row.
+- ``initial_epoch``: a fit from ``initial_epoch=k`` on a program saved at the end
+  of epoch ``k - 1`` continues that run when its data (row counts), batch and
+  minibatch sizes, shuffle and seed are the same (`fit_state`): the same batches
+  in the same order, the best epoch chosen over the whole run, and a `History`
+  holding every epoch since 0. It ends as the uninterrupted run would have.
+- ``failure_rule``: when predictions failing because of the language model stop
+  the fit with the model's error (`failures`).
+
+At the end the variables of the best epoch are restored: by ``val_reward`` with
+validation rows, else by the training ``reward``. A `Budget` that is spent stops
+the fit as ``stop_training`` does, keeping the best epoch's variables (the
+starting ones when no epoch ended).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import math
-import random
 import sys
 from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any, Literal, Protocol, cast, overload
@@ -27,10 +71,19 @@ from optimizer_core.language_models.call_overrides import pin_calls
 from optimizer_core.metrics import Metric
 from optimizer_core.modules.module import OVERRIDES, TRACE, Module
 from optimizer_core.optimizers import Optimizer
+from optimizer_core.optimizers.context import TrainingContext
 from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS
 from optimizer_core.optimizers.steps import StepJob
-from optimizer_core.programs.candidate_scoring import CandidateMinibatch, ResultCache, Row
+from optimizer_core.programs.best_epoch import START_EPOCH, restore, snapshot
+from optimizer_core.programs.candidate_scoring import CandidateMinibatch, ResultCache
+from optimizer_core.programs.epoch_iterator import (
+    EpochIterator,
+    FitData,
+    check_positive_int,
+    split_validation,
+)
 from optimizer_core.programs.failures import FailureCount, FailureRule
+from optimizer_core.programs.fit_state import FitState
 from optimizer_core.programs.results import EvaluatedExample, Evaluation
 from optimizer_core.rewards import Reward
 from optimizer_core.saving.object_registry import serialize_object
@@ -42,8 +95,6 @@ logger = logging.getLogger("optimizer_core")
 VALIDATION_CHUNK = 64
 # Validation rows each proposal is scored on by default (the reference library's figure).
 MINIBATCH_SIZE = 4
-# The "epoch" of the starting values in fit's record of the best epoch (see `fit`).
-START_EPOCH = -1
 
 
 class SampleResult:
@@ -76,6 +127,9 @@ class TrainedModel(Protocol):
     @property
     def output_data_model(self) -> type[DataModel]: ...
 
+    @property
+    def description(self) -> str | None: ...
+
     def get_module(self, name: str) -> Module: ...
 
     def get_variable(self, name: str) -> Variable: ...
@@ -83,6 +137,30 @@ class TrainedModel(Protocol):
     def coerce_inputs(self, row: Any, *, where: str = "input") -> list[DataModel]: ...
 
     async def __call__(self, inputs: Any, *, training: bool = False) -> Any: ...
+
+
+@dataclasses.dataclass
+class _FitRun:
+    """What one fit's epochs share.
+
+    Args:
+        rows: the fit's rows, each epoch's batches and each step's minibatch.
+        optimizer: the compiled optimizer.
+        context: what the optimizer's calls are told (the program's description,
+            the callbacks' ``on_optimizer_event``).
+        trainable: the program's trainable variables.
+        callbacks: the fit's callbacks.
+        in_a_row: the fit's failed predictions, against its failure rule.
+        cache: each (candidate, row) result known in this fit (set once built).
+    """
+
+    rows: EpochIterator
+    optimizer: Optimizer
+    context: TrainingContext
+    trainable: list[Variable]
+    callbacks: CallbackList
+    in_a_row: FailureCount
+    cache: ResultCache = dataclasses.field(init=False)
 
 
 class Trainer:
@@ -95,6 +173,8 @@ class Trainer:
         self.compiled = False
         self.stop_training = False
         self.last_failures = 0
+        #: The loop state of the last fit, as of its last epoch end (saved with the program).
+        self.fit_state: FitState | None = None
 
     # compile --------------------------------------------------------------------------------
 
@@ -167,124 +247,85 @@ class Trainer:
         seed: int | None = None,
         failure_rule: FailureRule | None = None,
     ) -> Any:
-        """Train the program's variables to maximise the reward.
+        """Train the program's variables to maximise the reward; return the `History` callback.
+
+        ``history.history`` maps each logged name to its list (see the module docstring).
 
         Args:
             x: input rows (a NumPy object array or list of DataModels or dicts).
             y: target rows, one per input.
             batch_size: rows per optimisation step (default 32).
-            minibatch_size: validation rows each proposed candidate is scored on
-                (default 4, as in the reference library; None: every validation row),
-                drawn afresh each step. What training costs in LM calls is about
-                ``rows + steps * minibatch_size + validation rows`` per epoch, so
-                this, not `batch_size`, sets the price of candidate scoring. A
-                candidate is compared with the incumbent on the same rows where the
-                incumbent's results are known, scored on the first half first, and
-                no further when a perfect score on the rest could not lift it above
-                the incumbent (pairing and racing: `optimizers.steps`); a result
-                already known in this fit (the same values on the same row) is not
-                asked for again (`programs.candidate_scoring`).
-            scoring_temperature: the temperature of the calls that decide: a proposal's
-                minibatch and the validation passes (default 0.0; None: each module's
-                own). At 0 a row's answer is the same every time, so a proposal beats
-                the incumbent on its rows because it is better there, not because it
-                drew luckier samples (SmolLM2-135M on BANKING77 at the server's 0.8: a
-                rewrite to "1.0.2.1.1.1.2" won its 4 rows and cost 0.15 of test
-                reward). The training batches keep the modules' temperature.
-            validate_start: validate the starting values once before the first epoch
-                (default False), so that they compete with the epochs: an epoch is then
-                kept only if it beats them on the validation rows, and a fit never ends
-                worse there than it began. It costs one validation pass (one call per
-                validation row and LM module) and tells the first proposals' pairing how
-                the starting candidate does on every validation row. Off by default, as
-                in the guide; the studio's runs turn it on.
+            minibatch_size: validation rows each proposal is scored on (default 4; None: all).
+            scoring_temperature: the temperature of the calls that decide (default 0.0;
+                None: each module's own).
+            validate_start: the starting values compete with the epochs (default False).
             epochs: passes over the training rows (default 1).
             verbose: 0 silent, 1 progress bar, 2 one line per epoch; "auto" is 1 in a terminal.
             callbacks: `Callback` instances (async or sync hooks).
-            validation_split: fraction in [0, 1) of the rows, taken from the end, held out
-                for validation (15 rows at 0.2 give 12 training and 3 validation rows).
+            validation_split: fraction in [0, 1) of the rows, taken from the end, held out.
             validation_data: ``(x_val, y_val)``; overrides `validation_split`.
-            shuffle: reshuffle the training rows each epoch.
-            initial_epoch: epoch to start from (to resume a run).
+            shuffle: reshuffle the training rows each epoch (default True).
+            initial_epoch: epoch to start from (to resume a run: `fit_state.FitState`).
             seed: seed for shuffling and minibatch sampling.
-            failure_rule: when predictions failing because of the language model
-                stop the fit with the model's error (default None: `FailureRule()`,
-                10 in a row; see `programs.failures`).
-
-        Returns:
-            The `History` callback; ``history.history`` maps each logged name to a list.
-
-        At the end the variables of the best epoch are restored: by ``val_reward``
-        with validation rows, else by training ``reward``. With ``validate_start`` and
-        validation rows the starting values compete too (recorded as epoch -1): an
-        epoch that does not beat them there is not kept.
-
-        A resumed run ends as it would have without the interruption. Each epoch
-        end records in the optimizer's state (so in `Program.to_json` and every
-        checkpoint) what the loop itself carries from epoch to epoch: its random
-        generator (shuffle order, validation minibatches), the best epoch so far
-        with its score and values, and every epoch's logs. A `fit` from
-        ``initial_epoch=k`` on a program saved at the end of epoch ``k - 1`` picks
-        them up when it runs on the same data (row counts), batch size, shuffle and
-        seed: the same batches in the same order, the best epoch chosen over the
-        whole run, and a `History` holding every epoch since 0.
+            failure_rule: when failed predictions stop the fit (default `FailureRule()`).
         """
-        program = self._self()
-        if self.reward is None or self.optimizer is None:
-            raise ProgramError(
-                "call compile(reward=..., optimizer=...) before fit(); "
-                f"reward={self.reward!r}, optimizer={self.optimizer!r}"
-            )
-        _check_positive_int(batch_size, "batch_size")
-        if minibatch_size is not None:
-            _check_positive_int(minibatch_size, "minibatch_size")
-        if scoring_temperature is not None and (
-            isinstance(scoring_temperature, bool)
-            or not isinstance(scoring_temperature, int | float)
-            or not math.isfinite(scoring_temperature)
-            or scoring_temperature < 0
-        ):
-            raise ValueError(
-                f"`scoring_temperature` must be None or a number >= 0, got {scoring_temperature!r}"
-            )
-        if not isinstance(validate_start, bool):
-            raise ValueError(f"`validate_start` must be True or False, got {validate_start!r}")
-        _check_positive_int(epochs, "epochs")
-        if not isinstance(validation_split, int | float) or not 0.0 <= validation_split < 1.0:
-            raise ValueError(f"`validation_split` must be in [0, 1), got {validation_split!r}")
-        x_rows, y_rows = self._check_xy(x, y, "x", "y")
-        if validation_data is not None:
-            if not isinstance(validation_data, tuple | list) or len(validation_data) != 2:
-                raise ValueError("`validation_data` must be a tuple (x_val, y_val)")
-            x_val, y_val = self._check_xy(
-                *validation_data, "validation_data[0]", "validation_data[1]"
-            )
-            x_train, y_train = x_rows, y_rows
-        elif validation_split > 0:
-            split_at = int(len(x_rows) * (1.0 - validation_split))
-            if split_at == 0:
-                raise DataError(
-                    f"`validation_split`={validation_split} leaves no training rows "
-                    f"out of {len(x_rows)}"
-                )
-            x_train, y_train = x_rows[:split_at], y_rows[:split_at]
-            x_val, y_val = x_rows[split_at:], y_rows[split_at:]
-        else:
-            x_train, y_train, x_val, y_val = x_rows, y_rows, [], []
+        optimizer = self._optimizer_to_fit()
+        _check_fit_settings(scoring_temperature, validate_start, epochs)
+        data = self._split_for_fit(x, y, validation_split, validation_data)
+        rows = EpochIterator(
+            data, batch_size=batch_size, minibatch_size=minibatch_size, shuffle=shuffle, seed=seed
+        )
+        state = FitState.begin(self.fit_state, initial_epoch, rows.signature)
+        state.seed(rows.rng)
+        cbs = self._callback_list(callbacks, verbose, epochs=epochs, steps=rows.steps)
+        cbs.params.update(initial_epoch=initial_epoch, resumed_epochs=state.past_epochs())
+        run = await self._start_fit(optimizer, rows, cbs, scoring_temperature, failure_rule)
+        self.stop_training = False
+        await cbs.on_train_begin({})
+        state.replay(cbs.history)  # the run's epochs since 0, as the uninterrupted run's
+        start = snapshot(run.trainable)
+        logs: JsonDict = {}
+        try:
+            if validate_start and data.has_validation and not state.best.found:
+                state.best.consider(START_EPOCH, await self._validate(run), run.trainable)
+            for epoch in range(initial_epoch, epochs):
+                logs = await self._fit_epoch(run, epoch)
+                state.best.consider(epoch, logs, run.trainable)
+                state.end_epoch(epoch, logs, rows.rng)
+                self.fit_state = state  # before the callbacks: a checkpoint there saves it
+                await cbs.on_epoch_end(epoch, dict(logs))
+                if self.stop_training:
+                    break
+        except BudgetExhausted as error:
+            # The budget is spent: stop as `stop_training` does, keeping the best epoch's
+            # variables (the starting ones when none ended); no step in flight is kept.
+            self.stop_training = True
+            logs = {**logs, "budget_exhausted": error.cap}
+            if not state.best.found:
+                restore(run.trainable, start)
+        state.best.restore(run.trainable)
+        await cbs.on_train_end(dict(logs))
+        return cbs.history
 
-        rng = random.Random(seed)
-        steps = math.ceil(len(x_train) / batch_size)
-        cbs = self._callback_list(callbacks, verbose, epochs=epochs, steps=steps)
-        optimizer = self.optimizer
-        optimizer.event_sink = cbs.on_optimizer_event
-        optimizer.program = program
+    async def _start_fit(
+        self,
+        optimizer: Optimizer,
+        rows: EpochIterator,
+        cbs: CallbackList,
+        scoring_temperature: float | None,
+        failure_rule: FailureRule | None,
+    ) -> _FitRun:
+        """What a fit's epochs share, the optimizer built (once) in the fit's context."""
+        program = self._self()
+        context = TrainingContext(
+            description=program.description or "", on_event=cbs.on_optimizer_event
+        )
         trainable = program.trainable_variables
         if not optimizer.built:
-            await optimizer.build(trainable)
-        # What this fit already knows of each candidate on each row (candidate_scoring.py).
-        scoring_models = self._module_language_models()
-
+            await optimizer.build(trainable, context)
         in_a_row = (failure_rule or FailureRule()).count()
+        run = _FitRun(rows, optimizer, context, trainable, cbs, in_a_row)
+        scoring_models = self._module_language_models()
 
         async def score_rows(xs: list[Any], ys: list[Any], values: Any) -> list[SampleResult]:
             with pin_calls(scoring_models, temperature=scoring_temperature):
@@ -292,177 +333,72 @@ class Trainer:
                     xs,
                     ys,
                     training=False,
-                    in_a_row=in_a_row,
+                    in_a_row=run.in_a_row,
                     overrides=values,
                     update_metrics=False,
                 )
 
-        cache = ResultCache(program.variables, score_rows)
-        self.stop_training = False
-        has_val = len(x_val) > 0
-        best_score = -math.inf
-        best_epoch: int | None = None
-        best_snapshot: dict[str, JsonDict] | None = None
-        past_epochs: list[JsonDict] = []
-        train_logs: JsonDict = {}
-        epoch_logs: JsonDict = {}
-        signature: JsonDict = {
-            "seed": seed,
-            "shuffle": bool(shuffle),
-            "batch_size": batch_size,
-            "minibatch_size": minibatch_size,
-            "train_rows": len(x_train),
-            "validation_rows": len(x_val),
-        }
-        carried = _carried_fit_state(optimizer.fit_state, initial_epoch, signature)
-        if carried is not None:
-            version, internal, gauss = carried["rng"]
-            rng.setstate((version, tuple(internal), gauss))
-            past_epochs = [dict(entry) for entry in carried.get("epochs") or []]
-            best = carried.get("best")
-            if best is not None:
-                best_epoch = int(best["epoch"])
-                score = best.get("score")
-                best_score = -math.inf if score is None else float(score)
-                # None: the best epoch is the one the checkpoint was saved after.
-                best_snapshot = best.get("variables") or _snapshot(trainable)
-        cbs.params["initial_epoch"] = initial_epoch
-        cbs.params["resumed_epochs"] = [dict(entry) for entry in past_epochs]
+        # What this fit already knows of each candidate on each row (candidate_scoring.py).
+        run.cache = ResultCache(program.variables, score_rows)
+        return run
 
-        await cbs.on_train_begin({})
-        if cbs.history is not None:
-            # The run's record since epoch 0, as the uninterrupted run's would be.
-            for entry in past_epochs:
-                cbs.history.on_epoch_end(int(entry["epoch"]), dict(entry["logs"]))
-        # Restored when a `Budget` stops the fit before any epoch ends.
-        start_snapshot = _snapshot(trainable)
-        budget_error: BudgetExhausted | None = None
-        try:
-            if validate_start and has_val and best_snapshot is None:
-                # The starting values compete with the epochs: an epoch is kept only if it
-                # beats them on the validation rows, so a fit never ends worse than it
-                # started there. The pass also tells the first proposals' pairing how the
-                # starting candidate does on every validation row.
-                start_logs, start_rows, start_rewards = await self._validate(
-                    cache, x_val, y_val, len(x_train), max(batch_size, VALIDATION_CHUNK)
-                )
-                optimizer.record_validation(trainable, start_rows, start_rewards)
-                best_score = float(start_logs["reward"])
-                best_epoch = START_EPOCH
-                best_snapshot = start_snapshot
-            for epoch in range(initial_epoch, epochs):
-                await cbs.on_epoch_begin(epoch, {})
-                await optimizer.on_epoch_begin(epoch, trainable)
-                self._reset_metrics()
-                order = list(range(len(x_train)))
-                if shuffle:
-                    rng.shuffle(order)
-                batch_rewards: list[float] = []
-                failures = 0
-                # Each step's job (propose, score with racing, keep; optimizers/steps.py)
-                # advances one round of LM calls at a time beside the next batches'
-                # predictions, every batch with the values it started from: a step
-                # costs one round of latency, OMEGA's proposal call included. A
-                # candidate found at step k is used from batch k+2, or k+3 when it
-                # raced past its first rows (one more when proposals take a round).
-                jobs: list[StepJob] = []
-                for step in range(steps):
-                    await cbs.on_train_batch_begin(step, {})
-                    index = order[step * batch_size : (step + 1) * batch_size]
-                    xb = [x_train[i] for i in index]
-                    yb = [y_train[i] for i in index]
-                    values = {v.name: {**v.peek(), **v.get_trainable_json()} for v in trainable}
-                    used = {v.name: v.get("current_candidate") for v in trainable}
-                    results, *_ = await _together(
-                        self._run_batch(xb, yb, training=True, in_a_row=in_a_row, overrides=values),
-                        *(job.advance() for job in jobs),
-                    )
-                    jobs = await _settled(jobs)
-                    failures += sum(r.output is None for r in results)
-                    self._record_predictions(results, yb)
-                    batch_reward = _mean([r.reward for r in results])
-                    batch_rewards.append(batch_reward)
-                    # Rows are named by their position: training rows, then validation rows.
-                    if has_val:
-                        pool: list[Row] = [
-                            (len(x_train) + i, x_val[i], y_val[i]) for i in range(len(x_val))
-                        ]
-                    else:
-                        # Without validation rows, score candidates on rows outside the batch.
-                        in_batch = set(index)
-                        rest = [i for i in order if i not in in_batch] or index
-                        pool = [(i, x_train[i], y_train[i]) for i in rest]
-                    size = len(pool) if minibatch_size is None else min(minibatch_size, len(pool))
-                    job = await optimizer.begin_step(
-                        step + epoch * steps,
-                        trainable,
-                        batch_reward=batch_reward,
-                        evaluate=CandidateMinibatch(cache, rng.sample(pool, size)),
-                        batch_candidates=used,
-                        batch_rows=[(row, r.reward) for row, r in zip(index, results, strict=True)],
-                    )
-                    jobs.append(job)
-                    train_logs = {"reward": _mean(batch_rewards), **self._metric_results()}
-                    if failures:
-                        train_logs["failures"] = failures
-                    await cbs.on_train_batch_end(step, dict(train_logs))
-                    if self.stop_training:
-                        break
-                # No batch left to overlap: the remaining phases, each step whole.
-                while jobs:
-                    await _together(*(job.advance(last=True) for job in jobs))
-                    jobs = await _settled(jobs)
-                epoch_logs = dict(train_logs)
-                if has_val:
-                    # One pass, as concurrent as the model allows.
-                    val_chunk = max(batch_size, VALIDATION_CHUNK)
-                    val_logs, val_rows, val_rewards = await self._validate(
-                        cache, x_val, y_val, len(x_train), val_chunk
-                    )
-                    epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
-                    optimizer.record_validation(trainable, val_rows, val_rewards)
-                await optimizer.on_epoch_end(epoch, trainable)
-                score = epoch_logs.get("val_reward" if has_val else "reward", -math.inf)
-                if best_snapshot is None or score > best_score:
-                    best_score = score
-                    best_epoch = epoch
-                    best_snapshot = _snapshot(trainable)
-                past_epochs.append({"epoch": epoch, "logs": dict(epoch_logs)})
-                # Before the callbacks, so a checkpoint saved there carries it.
-                optimizer.fit_state = {
-                    "next_epoch": epoch + 1,
-                    "signature": signature,
-                    "rng": _rng_state(rng),
-                    "best": {
-                        "epoch": best_epoch,
-                        "score": best_score if math.isfinite(best_score) else None,
-                        "variables": None if best_epoch == epoch else best_snapshot,
-                    },
-                    "epochs": [dict(entry) for entry in past_epochs],
-                }
-                await cbs.on_epoch_end(epoch, dict(epoch_logs))
-                if self.stop_training:
-                    break
-        except BudgetExhausted as error:
-            # The run's budget is spent: stop like `stop_training`, keeping the best epoch's
-            # variables (the starting ones when no epoch ended); no step in flight is kept.
-            budget_error = error
-            self.stop_training = True
-            if best_snapshot is None:
-                best_snapshot = start_snapshot
-        finally:
-            optimizer.event_sink = None
-        if budget_error is not None:
-            epoch_logs = {**epoch_logs, "budget_exhausted": budget_error.cap}
-        if best_snapshot is not None:
-            for variable in trainable:
-                snapshot = best_snapshot.get(variable.name)
-                if snapshot is None:
-                    continue
-                variable.assign(snapshot)
-                variable.update({"current_candidate": snapshot.get("current_candidate")})
-        await cbs.on_train_end(dict(epoch_logs))
-        return cbs.history
+    async def _fit_epoch(self, run: _FitRun, epoch: int) -> JsonDict:
+        """One epoch: its batches, each step's job, the validation pass; the epoch's logs.
+
+        Each step's job (propose, score with racing, keep; optimizers/steps.py)
+        advances one round of LM calls at a time beside the next batches'
+        predictions, every batch with the values it started from: a step costs one
+        round of latency, OMEGA's proposal call included. A candidate found at step
+        k is used from batch k+2, or k+3 when it raced past its first rows (one
+        more when proposals take a round).
+        """
+        cbs, optimizer, trainable = run.callbacks, run.optimizer, run.trainable
+        await cbs.on_epoch_begin(epoch, {})
+        await optimizer.on_epoch_begin(epoch, trainable, run.context)
+        self._reset_metrics()
+        rewards: list[float] = []
+        failures = 0
+        logs: JsonDict = {}
+        jobs: list[StepJob] = []
+        for batch in run.rows.epoch():
+            await cbs.on_train_batch_begin(batch.step, {})
+            values = {v.name: {**v.peek(), **v.get_trainable_json()} for v in trainable}
+            used = {v.name: v.get("current_candidate") for v in trainable}
+            results, *_ = await _together(
+                self._run_batch(
+                    batch.x, batch.y, training=True, in_a_row=run.in_a_row, overrides=values
+                ),
+                *(job.advance() for job in jobs),
+            )
+            jobs = await _settled(jobs)
+            failures += sum(r.output is None for r in results)
+            self._record_predictions(results, batch.y)
+            rewards.append(_mean([r.reward for r in results]))
+            minibatch = CandidateMinibatch(run.cache, run.rows.minibatch(batch))
+            job = await optimizer.begin_step(
+                batch.step + epoch * run.rows.steps,
+                trainable,
+                batch_reward=rewards[-1],
+                evaluate=minibatch,
+                batch_candidates=used,
+                batch_rows=[(row, r.reward) for row, r in zip(batch.index, results, strict=True)],
+                context=run.context,
+            )
+            jobs.append(job)
+            logs = {"reward": _mean(rewards), **self._metric_results()}
+            if failures:
+                logs["failures"] = failures
+            await cbs.on_train_batch_end(batch.step, dict(logs))
+            if self.stop_training:
+                break
+        # No batch left to overlap: the remaining phases, each step whole.
+        while jobs:
+            await _together(*(job.advance(last=True) for job in jobs))
+            jobs = await _settled(jobs)
+        if run.rows.data.has_validation:
+            logs = {**logs, **await self._validate(run)}
+        await optimizer.on_epoch_end(epoch, trainable, run.context)
+        return logs
 
     # evaluate / predict ---------------------------------------------------------------------
 
@@ -543,7 +479,7 @@ class Trainer:
         """
         if self.reward is None:
             raise ProgramError("call compile(reward=...) before evaluate()")
-        _check_positive_int(batch_size, "batch_size")
+        check_positive_int(batch_size, "batch_size")
         given = list(x) if return_examples and x is not None else x
         x_rows, y_rows = self._check_xy(given, y, "x", "y")
         steps = math.ceil(len(x_rows) / batch_size)
@@ -581,7 +517,7 @@ class Trainer:
         callbacks: Sequence[Any] | None = None,
     ) -> np.ndarray[Any, np.dtype[np.object_]]:
         """Run the program on each row; failed rows give ``None`` (counted in `last_failures`)."""
-        _check_positive_int(batch_size, "batch_size")
+        check_positive_int(batch_size, "batch_size")
         x_rows = self._check_x(x, "x")
         steps = math.ceil(len(x_rows) / batch_size)
         cbs = self._callback_list(callbacks, verbose, epochs=1, steps=steps, history=False)
@@ -603,6 +539,29 @@ class Trainer:
         return array
 
     # internals ------------------------------------------------------------------------------
+
+    def _optimizer_to_fit(self) -> Optimizer:
+        if self.reward is None or self.optimizer is None:
+            raise ProgramError(
+                "call compile(reward=..., optimizer=...) before fit(); "
+                f"reward={self.reward!r}, optimizer={self.optimizer!r}"
+            )
+        return self.optimizer
+
+    def _split_for_fit(
+        self, x: Any, y: Any, validation_split: float, validation_data: Any
+    ) -> FitData:
+        """The fit's rows, checked, with its validation rows held out (`split_validation`)."""
+        x_rows, y_rows = self._check_xy(x, y, "x", "y")
+        given: tuple[list[Any], list[Any]] | None = None
+        if validation_data is not None:
+            if not isinstance(validation_data, tuple | list) or len(validation_data) != 2:
+                raise ValueError("`validation_data` must be a tuple (x_val, y_val)")
+            x_val, y_val = validation_data
+            given = self._check_xy(x_val, y_val, "validation_data[0]", "validation_data[1]")
+        return split_validation(
+            x_rows, y_rows, validation_split=validation_split, validation_data=given
+        )
 
     def _module_language_models(self) -> list[Any]:
         """The language models the program's modules call (nested programs' included)."""
@@ -765,29 +724,31 @@ class Trainer:
                     }
                 )
 
-    async def _validate(
-        self, cache: ResultCache, x_val: list[Any], y_val: list[Any], first_row: int, chunk: int
-    ) -> tuple[dict[str, float], list[int], list[float]]:
-        """The epoch-end validation figures of the values in force, each row and its reward.
+    async def _validate(self, run: _FitRun) -> JsonDict:
+        """The validation figures of the values in force (``val_*``), each row noted.
 
         Through the fit's cache: rows the same values were already scored on (a
         proposal's minibatch, or the last epoch's pass when the epoch kept the same
-        values) cost no call.
+        values) cost no call. Each row's reward is recorded on the candidates in
+        force (`Optimizer.record_validation`), for the next proposals' pairing.
         """
         self._reset_metrics()
-        values = cache.values_for({})
-        rows: list[Row] = [(first_row + i, x_val[i], y_val[i]) for i in range(len(x_val))]
+        values = run.cache.values_for({})
+        rows = run.rows.data.validation_rows()
+        chunk = max(run.rows.batch_size, VALIDATION_CHUNK)  # as concurrent as the model allows
         results: list[SampleResult] = []
         for start in range(0, len(rows), chunk):
-            results.extend(await cache.results(values, rows[start : start + chunk]))
+            results.extend(await run.cache.results(values, rows[start : start + chunk]))
         for (_, _, target), result in zip(rows, results, strict=True):
             for metric in self.metrics:
                 await metric.update_state(target, result.output)
-        logs = {"reward": _mean([r.reward for r in results]), **self._metric_results()}
+        logs: JsonDict = {"reward": _mean([r.reward for r in results]), **self._metric_results()}
         failures = sum(r.output is None for r in results)
         if failures:
             logs["failures"] = failures
-        return logs, [row[0] for row in rows], [float(r.reward) for r in results]
+        rewards = [float(r.reward) for r in results]
+        run.optimizer.record_validation(run.trainable, [row[0] for row in rows], rewards)
+        return {f"val_{key}": value for key, value in logs.items()}
 
     def _reset_metrics(self) -> None:
         for metric in self.metrics:
@@ -853,42 +814,6 @@ async def _settled(jobs: list[StepJob]) -> list[StepJob]:
     return [job for job in jobs if not job.done]
 
 
-def _snapshot(trainable: Sequence[Any]) -> dict[str, JsonDict]:
-    """What `fit` restores of its best epoch: the trainable values and the candidate in use."""
-    return {
-        v.name: {**v.get_trainable_json(), "current_candidate": v.get("current_candidate")}
-        for v in trainable
-    }
-
-
-def _rng_state(rng: random.Random) -> list[Any]:
-    version, internal, gauss = rng.getstate()
-    return [version, list(internal), gauss]
-
-
-def _carried_fit_state(
-    state: JsonDict | None, initial_epoch: int, signature: JsonDict
-) -> JsonDict | None:
-    """The interrupted run's loop state when this `fit` continues it, else None.
-
-    It continues it when it starts at the epoch after the one the state was
-    saved at, on the same number of rows with the same batch size, shuffle and
-    seed; any other `fit` (a fresh start, a fork on other data) is its own run.
-    """
-    if not state or initial_epoch <= 0 or state.get("next_epoch") != initial_epoch:
-        return None
-    if state.get("signature") != signature or not state.get("rng"):
-        logger.info(
-            "fit(initial_epoch=%d) does not continue the saved run (it used %s, this fit %s); "
-            "starting a new record of the best epoch and history",
-            initial_epoch,
-            state.get("signature"),
-            signature,
-        )
-        return None
-    return state
-
-
 def _row_json(row: Any) -> Any:
     """An input row as JSON, as it was given (a list of objects for several inputs)."""
     if isinstance(row, list | tuple):
@@ -900,9 +825,20 @@ def _mean(values: Sequence[float]) -> float:
     return float(sum(values) / len(values)) if values else 0.0
 
 
-def _check_positive_int(value: Any, argument: str) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"`{argument}` must be a positive integer, got {value!r}")
+def _check_fit_settings(scoring_temperature: Any, validate_start: Any, epochs: Any) -> None:
+    """The settings of `fit` that no part of it checks on its own."""
+    if scoring_temperature is not None and (
+        isinstance(scoring_temperature, bool)
+        or not isinstance(scoring_temperature, int | float)
+        or not math.isfinite(scoring_temperature)
+        or scoring_temperature < 0
+    ):
+        raise ValueError(
+            f"`scoring_temperature` must be None or a number >= 0, got {scoring_temperature!r}"
+        )
+    if not isinstance(validate_start, bool):
+        raise ValueError(f"`validate_start` must be True or False, got {validate_start!r}")
+    check_positive_int(epochs, "epochs")
 
 
 __all__ = ["SampleResult", "Trainer"]

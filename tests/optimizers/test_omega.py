@@ -17,7 +17,7 @@ import optimizer_core as synalinks
 from optimizer_core.exceptions import InvalidResponseError, SerializationError
 from optimizer_core.modules.generator import GeneratorState
 from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel
-from optimizer_core.optimizers import OMEGA
+from optimizer_core.optimizers import OMEGA, TrainingContext
 from optimizer_core.optimizers.optimizer import credit, softmax, value_key
 from optimizer_core.saving import register_synalinks_serializable
 from optimizer_core.testing.scripted_server import ScriptedServer, default_responder
@@ -208,9 +208,9 @@ async def test_mutation_sees_the_program_variable_guidance_and_scored_prediction
     optimizer = omega(
         language_model=lm, instructions="Focus on edge cases", mutation_temperature=0.7
     )
-    optimizer.program = type("FakeProgram", (), {"description": "Answer trivia questions"})()
-    await optimizer.build([variable])
-    await optimizer.train_step(0, [variable], batch_reward=0.2, evaluate=zero)
+    context = TrainingContext(description="Answer trivia questions")
+    await optimizer.build([variable], context)
+    await optimizer.train_step(0, [variable], batch_reward=0.2, evaluate=zero, context=context)
 
     (call,) = lm.calls
     shown = user_json(call)
@@ -456,8 +456,8 @@ async def test_dns_keeps_novel_candidates_and_caps_the_population() -> None:
     population = populate(optimizer, variable, [(r, {"x": x}) for r, x in LINE])
     ids = [c["id"] for c in population]
     recorder = Recorder()
-    optimizer.event_sink = lambda event, payload: _record(recorder, event, payload)
-    await optimizer.on_epoch_end(0, [variable])
+    context = TrainingContext(on_event=lambda event, payload: _record(recorder, event, payload))
+    await optimizer.on_epoch_end(0, [variable], context)
     assert [c["id"] for c in variable.get("best_candidates")] == [ids[0], ids[2], ids[3]]
     assert variable.get("x") == 0.0, "the best candidate stays in the variable"
     competition = optimizer.last_competition["point/state"]
@@ -760,8 +760,6 @@ async def _train_case_task(server: ScriptedServer, optimizer: Any) -> tuple[floa
     program = synalinks.Program(
         inputs=inputs, outputs=answer, description="Give the capital of the country asked about"
     )
-    if isinstance(optimizer, OMEGA):
-        optimizer.program = program
     program.compile(reward=synalinks.rewards.ExactMatch(in_mask=["answer"]), optimizer=optimizer)
     x = np.array([Query(**q) for q in _QUESTIONS], dtype="object")
     y = np.array([Answer(answer=a["answer"].upper()) for a in _ANSWERS], dtype="object")

@@ -55,7 +55,9 @@ class Proposing(RandomFewShot):
         super().__init__(seed=0)
         self.instructions = instructions
 
-    async def propose_candidates(self, step: int, trainable_variables: list[Variable]) -> Any:
+    async def propose_candidates(
+        self, step: int, trainable_variables: list[Variable], context: Any
+    ) -> Any:
         (variable,) = trainable_variables
         current = variable.get("current_candidate")
         return [

@@ -97,7 +97,9 @@ async def test_a_known_result_is_not_asked_for_again() -> None:
 class Still(Optimizer):
     """Proposes nothing: the values never change."""
 
-    async def propose_candidates(self, step: int, trainable_variables: list[Any]) -> list[Any]:
+    async def propose_candidates(
+        self, step: int, trainable_variables: list[Any], context: Any
+    ) -> list[Any]:
         return []
 
 

@@ -93,7 +93,7 @@ async def test_a_fit_that_only_made_things_worse_on_validation_ends_where_it_sta
     )
     assert history.history["val_reward"] == [0.0, 0.0], "every epoch kept an example set"
     assert program.trainable_variables[0].get("examples") == [], "the start is restored"
-    best = program.optimizer.get_state()["fit"]["best"]
+    best = program.to_json()["fit_state"]["best"]
     assert best["epoch"] == -1 and best["score"] == 1.0
     after = await program.evaluate(x_val, y_val, verbose=0)
     assert after["reward"] == 1.0
@@ -108,7 +108,7 @@ async def test_without_validate_start_the_best_epoch_is_kept_and_no_start_pass_i
         x_train, y_train, validation_data=(x_val, y_val), epochs=1, batch_size=8, seed=0, verbose=0
     )
     assert program.trainable_variables[0].get("examples"), "the epoch's examples are kept"
-    assert program.optimizer.get_state()["fit"]["best"]["epoch"] == 0
+    assert program.to_json()["fit_state"]["best"]["epoch"] == 0
     starts = [c for c in lm.calls if "Examples:" not in c.messages[0]["content"]]
     validated_plain = {json.loads(c.messages[-1]["content"])["query"] for c in starts}
     assert not validated_plain & set(ROWS[16:]), "no validation row was asked without examples"

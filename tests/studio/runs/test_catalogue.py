@@ -68,10 +68,12 @@ class EveryOtherStep(RandomFewShot):
         super().__init__(**kwargs)
         self.every = every
 
-    async def propose_candidates(self, step: int, trainable_variables: list[Any]) -> list[Any]:
+    async def propose_candidates(
+        self, step: int, trainable_variables: list[Any], context: Any
+    ) -> list[Any]:
         if step % self.every:
             return []
-        return await super().propose_candidates(step, trainable_variables)
+        return await super().propose_candidates(step, trainable_variables, context)
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "every": self.every}

@@ -88,7 +88,7 @@ def outcome(run: Run) -> dict[str, Any]:
     return {
         "variables": unnamed(list(document["variables"].values()), names),
         "optimizer_state": rounded(unnamed(document["optimizer_state"], names)),
-        "best_epoch": document["optimizer_state"]["fit"]["best"]["epoch"],
+        "best_epoch": document["fit_state"]["best"]["epoch"],
         "epochs": epoch_logs(run),
     }
 
