@@ -4,14 +4,14 @@ import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { mockFetch } from '@/test/fetchMock';
-import type { BatchEvents } from './hooks/useBatchEvents';
-import { emptyProgress } from './model/batchProgress';
+import type { EventStream } from '@/lib/realtime/useEventStream';
+import { emptyProgress, type BatchProgress } from './model/batchProgress';
 import DeploymentPage from './DeploymentPage';
 import { deployment, page, run, target, USAGE } from './testData';
 
 // The batch rows read one hook for their live progress: here the test hands it.
-let live: BatchEvents = { progress: emptyProgress(), status: 'open' };
-vi.mock('./hooks/useBatchEvents', () => ({ useBatchEvents: () => live }));
+let live: EventStream<BatchProgress> = { view: emptyProgress(), status: 'open', replayed: true };
+vi.mock('@/lib/realtime/useEventStream', () => ({ useEventStream: () => live }));
 
 const USAGE_DETAIL = {
   totals: USAGE,
@@ -55,7 +55,7 @@ const COMMON = {
 
 beforeEach(() => {
   document.cookie = 'csrftoken=t; path=/';
-  live = { progress: emptyProgress(), status: 'open' };
+  live = { view: emptyProgress(), status: 'open', replayed: true };
 });
 afterEach(() => vi.unstubAllGlobals());
 
@@ -161,7 +161,8 @@ describe('DeploymentPage', () => {
     });
     live = {
       status: 'open',
-      progress: { ...emptyProgress(), state: 'running', processed: 16, total: 40 },
+      replayed: true,
+      view: { ...emptyProgress(), state: 'running', processed: 16, total: 40 },
     };
     const view = renderPage();
     await user.click(await screen.findByRole('tab', { name: 'Batch' }));

@@ -4,13 +4,13 @@ import { Route } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { mockFetch } from '@/test/fetchMock';
 import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
-import type { RunEvents } from './hooks/useRunEvents';
-import { buildView } from './model/runView';
+import type { EventStream } from '@/lib/realtime/useEventStream';
+import { buildView, type RunView } from './model/runView';
 import RunPage from './RunPage';
 
 // The page reads one hook for every event: here the test hands it the events.
-let events: RunEvents;
-vi.mock('./hooks/useRunEvents', () => ({ useRunEvents: () => events }));
+let events: EventStream<RunView>;
+vi.mock('@/lib/realtime/useEventStream', () => ({ useEventStream: () => events }));
 // Charts draw on a canvas jsdom does not have: the test reads what the page hands them.
 let chartProps: Record<string, unknown> = {};
 vi.mock('./components/EpochCharts', () => ({
@@ -48,7 +48,7 @@ const row = (state: string, cancelRequested = false) => ({
   usage: {},
 });
 
-function show(list: typeof running, status: RunEvents['status'] = 'open') {
+function show(list: typeof running, status: EventStream<RunView>['status'] = 'open') {
   events = { view: buildView(list), status, replayed: true };
 }
 

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { GainVerdict } from '@/lib/components/GainVerdict';
+import { useEventStream } from '@/lib/realtime/useEventStream';
 import { useCancelRun } from './api/runsCancel';
 import { useForkRun } from './api/runsFork';
 import { runKey, useRun } from './api/runsRetrieve';
@@ -10,7 +11,6 @@ import { LineageSection } from './components/lineage/LineageSection';
 import { PopulationTable } from './components/PopulationTable';
 import { UsagePanel } from './components/UsagePanel';
 import { VariablesPanel } from './components/VariablesPanel';
-import { useRunEvents } from './hooks/useRunEvents';
 import {
   connectionNote,
   isActive,
@@ -18,7 +18,7 @@ import {
   shownState,
   stateLabel,
 } from './model/runStatus';
-import { inheritedLogs, type EvaluationSummary } from './model/runView';
+import { applyEvent, emptyView, inheritedLogs, type EvaluationSummary } from './model/runView';
 
 function Summary({ title, summary }: { title: string; summary: EvaluationSummary | null }) {
   return (
@@ -33,11 +33,16 @@ function Summary({ title, summary }: { title: string; summary: EvaluationSummary
   );
 }
 
-/** One run, live (route /runs/:runId): every chart reads the same `useRunEvents` view. */
+/** One run, live (route /runs/:runId): every chart reads the same view of its event stream. */
 export default function RunPage() {
   const runId = Number(useParams().runId);
   const run = useRun(runId);
-  const { view, status, replayed } = useRunEvents(Number.isFinite(runId) ? runId : null);
+  const { view, status, replayed } = useEventStream(
+    'runs',
+    Number.isFinite(runId) ? runId : null,
+    applyEvent,
+    emptyView,
+  );
   const cancel = useCancelRun(runId);
   const fork = useForkRun(runId);
   const navigate = useNavigate();

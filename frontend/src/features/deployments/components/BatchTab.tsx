@@ -3,16 +3,21 @@ import { useEffect, useState } from 'react';
 import { useDatasets } from '@/lib/api/ops/datasetsList';
 import { FormField } from '@/lib/components/FormField';
 import { ApiError } from '@/lib/api/errors';
+import { useEventStream } from '@/lib/realtime/useEventStream';
 import { batchesKey, useBatches } from '../api/deploymentsBatchesList';
 import { useCreateBatch, type Split } from '../api/deploymentsBatchesCreate';
 import type { BatchJob } from '../api/types';
-import { useBatchEvents } from '../hooks/useBatchEvents';
-import { fraction, isActive } from '../model/batchProgress';
+import { applyBatchEvent, emptyProgress, fraction, isActive } from '../model/batchProgress';
 
 /** One batch job's row: live progress while it runs (websocket), then its downloads. */
 function BatchRow({ name, job }: { name: string; job: BatchJob }) {
   const active = isActive(job.state);
-  const { progress } = useBatchEvents(active ? job.id : null);
+  const { view: progress } = useEventStream(
+    'batches',
+    active ? job.id : null,
+    applyBatchEvent,
+    emptyProgress,
+  );
   const client = useQueryClient();
   const state = active ? (progress.state ?? job.state) : job.state;
   const shown = active && progress.total ? progress : job;

@@ -3,7 +3,7 @@
  * between a cancel and the server's final state), whether the page is live, and how far
  * training got. Pure, from the event view and the run's row.
  */
-import type { RunSocketStatus } from '@/lib/realtime/runSocket';
+import type { StreamStatus } from '@/lib/realtime/eventStream';
 import { progress, type EvaluationProgress, type RunView } from './runView';
 
 /** States in which the run can still change. */
@@ -32,7 +32,7 @@ export function stateLabel(state: string | null): string | null {
  */
 export function connectionNote(
   state: string | null,
-  status: RunSocketStatus,
+  status: StreamStatus,
   replayed: boolean,
 ): string | null {
   if (status === 'open' && !replayed) return 'replaying history…';

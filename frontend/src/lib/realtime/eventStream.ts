@@ -10,20 +10,12 @@
  * holds no credentials (URLs end up in proxy and access logs). Scripts without a session
  * send `{"type": "auth", "token": ...}` as their first message instead.
  */
-export type RunEventMessage = {
-  type: 'event';
-  run: number;
-  seq: number;
-  kind: string;
-  payload: Record<string, unknown>;
-  ts?: number | null;
-};
-export type RunSocketMessage = RunEventMessage | { type: 'replayed'; last_seq: number };
 
 /** The streams the server serves (`studio.realtime.streams`). */
 export type EventStreamName = 'runs' | 'batches';
+
 /** An event of any stream: its object's id is under the stream's key (`run`, `batch`). */
-export type StreamEventMessage = {
+export type StreamEvent = {
   type: 'event';
   seq: number;
   kind: string;
@@ -31,12 +23,14 @@ export type StreamEventMessage = {
   ts?: number | null;
 };
 
-export type RunSocketStatus = 'connecting' | 'open' | 'closed' | 'forbidden' | 'not-found';
+type StreamMessage = StreamEvent | { type: 'replayed'; last_seq: number };
 
-export type RunSocketHandlers<E extends StreamEventMessage = RunEventMessage> = {
-  onEvent: (event: E) => void;
+export type StreamStatus = 'connecting' | 'open' | 'closed' | 'forbidden' | 'not-found';
+
+export type StreamHandlers = {
+  onEvent: (event: StreamEvent) => void;
   onReplayed?: () => void;
-  onStatus?: (status: RunSocketStatus) => void;
+  onStatus?: (status: StreamStatus) => void;
 };
 
 const CLOSE_FORBIDDEN = 4403;
@@ -52,26 +46,16 @@ export function streamSocketUrl(
   return `${scheme}//${origin.host}/ws/${stream}/${id}/?after=${after}`;
 }
 
-export function runSocketUrl(runId: number, after: number, origin = globalThis.location): string {
-  return streamSocketUrl('runs', runId, after, origin);
-}
-
 type FollowOptions = { after?: number; makeSocket?: (url: string) => WebSocket };
 
-/** Follow a run's events; returns a function that closes the socket for good. */
-export function followRun(
-  runId: number,
-  handlers: RunSocketHandlers,
-  options: FollowOptions = {},
-): () => void {
-  return followStream<RunEventMessage>('runs', runId, handlers, options);
-}
-
-/** Follow any stream's events (replay, then live; reconnects after the last seq). */
-export function followStream<E extends StreamEventMessage>(
+/**
+ * Follow a stream's events (replay, then live; reconnects after the last seq);
+ * returns a function that closes the socket for good.
+ */
+export function followStream(
   stream: EventStreamName,
   id: number,
-  handlers: RunSocketHandlers<E>,
+  handlers: StreamHandlers,
   { after = 0, makeSocket = (url: string) => new WebSocket(url) }: FollowOptions = {},
 ): () => void {
   let lastSeq = after;
@@ -88,7 +72,7 @@ export function followStream<E extends StreamEventMessage>(
       handlers.onStatus?.('open');
     };
     socket.onmessage = (message: MessageEvent) => {
-      const data = JSON.parse(String(message.data)) as E | { type: 'replayed'; last_seq: number };
+      const data = JSON.parse(String(message.data)) as StreamMessage;
       if (data.type === 'replayed') handlers.onReplayed?.();
       else if (data.type === 'event' && data.seq > lastSeq) {
         lastSeq = data.seq;
