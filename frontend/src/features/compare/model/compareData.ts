@@ -1,4 +1,5 @@
 import type { PairedComparison, Versus } from '@/lib/api/types';
+import { epochChartOption, epochLine } from '@/lib/charts/epochChart';
 import { toCsv } from '@/lib/csv';
 
 /** What GET /api/runs/compare/ returns (studio/runs/compare.py). */
@@ -57,31 +58,14 @@ export function overlayOption(data: CompareData, figure: string) {
         const byEpoch = new Map(
           (run.curves.epoch ?? []).map((e, i) => [e, run.curves[key]?.[i] ?? null]),
         );
-        return {
-          name: `${runLabel(run)} ${key}`,
-          type: 'line',
-          data: epochs.map((e) => byEpoch.get(e) ?? null),
-          connectNulls: true,
-          lineStyle: key.startsWith('val_') ? { type: 'dashed' } : undefined,
-        };
+        return epochLine(
+          `${runLabel(run)} ${key}`,
+          key,
+          epochs.map((e) => byEpoch.get(e) ?? null),
+        );
       }),
   );
-  return {
-    animation: false,
-    title: { text: `${figure} per epoch`, left: 0, textStyle: { fontSize: 13 } },
-    tooltip: { trigger: 'axis' },
-    legend: { top: 30, type: 'scroll' },
-    grid: { left: 44, right: 16, top: 64, bottom: 30 },
-    xAxis: {
-      type: 'category',
-      name: 'epoch',
-      nameLocation: 'middle',
-      nameGap: 22,
-      data: epochs.map(String),
-    },
-    yAxis: { type: 'value', scale: true },
-    series,
-  };
+  return epochChartOption(`${figure} per epoch`, epochs, series, { legend: 'below' });
 }
 
 export type Bar = { run: string; before: Stat | null; after: Stat | null };

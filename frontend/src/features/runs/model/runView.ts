@@ -1,3 +1,5 @@
+import { epochChartOption, epochLine, isValidation, type EpochLine } from '@/lib/charts/epochChart';
+
 /**
  * What a run's events say, shaped for the run page: state, progress, epoch curves, usage,
  * trainable variables per epoch, and the optimizer's population. Pure: the same events
@@ -444,21 +446,10 @@ export function lineOption(
   series: Series[],
   inheritedFrom: number | null = null,
 ) {
-  return {
-    animation: false,
-    title: { text: title, left: 0, textStyle: { fontSize: 13 } },
-    tooltip: { trigger: 'axis' },
-    legend: { top: 0, right: 0 },
-    grid: { left: 44, right: 16, top: 36, bottom: 30 },
-    xAxis: {
-      type: 'category',
-      name: 'epoch',
-      nameGap: 22,
-      nameLocation: 'middle',
-      data: epochs.map(String),
-    },
-    yAxis: { type: 'value', scale: true },
-    series: series.map((s) =>
+  return epochChartOption(
+    title,
+    epochs,
+    series.map((s): EpochLine =>
       s.inherited
         ? {
             name: seriesName(s, inheritedFrom),
@@ -468,16 +459,9 @@ export function lineOption(
             symbol: 'emptyCircle',
             connectNulls: false,
             color: INHERITED_COLOUR,
-            lineStyle: { type: s.name.startsWith('val_') ? 'dotted' : 'dashed', opacity: 0.8 },
+            lineStyle: { type: isValidation(s.name) ? 'dotted' : 'dashed', opacity: 0.8 },
           }
-        : {
-            name: s.name,
-            type: 'line',
-            data: s.data,
-            showSymbol: true,
-            connectNulls: true,
-            lineStyle: s.name.startsWith('val_') ? { type: 'dashed' } : undefined,
-          },
+        : { ...epochLine(s.name, s.name, s.data), showSymbol: true },
     ),
-  };
+  );
 }
