@@ -14,6 +14,7 @@ export type RowError = S['RowError'];
 export type PreviewRow = S['PreviewRow'];
 export type Provider = S['Provider'];
 export type Run = S['Run'];
+export type RunCreateRequest = S['RunCreateRequest'];
 export type RunDetail = S['RunDetail'];
 export type RunEvent = S['RunEvent'];
 export type Compare = S['Compare'];
