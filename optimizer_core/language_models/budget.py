@@ -13,12 +13,14 @@ it into a failed sample, and `Trainer.fit` stops on it, keeping the best
 variables found so far.
 
 `hold` sets part of the caps aside (e.g. for the evaluation after training) and
-`release` hands it back.
+`release` hands it back. `Budget.from_usage` starts a budget that has already
+spent what a `Usage` snapshot records (a run that resumes after a lost worker).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from optimizer_core.exceptions import BudgetExhausted
@@ -67,6 +69,38 @@ class Budget:
         self._held = (0, 0, 0.0)
         self.exhausted: str | None = None
         """Which cap stopped a request (``"calls"``, ``"tokens"``, ``"cost"``), or None."""
+
+    @classmethod
+    def from_usage(
+        cls,
+        usage: Mapping[str, Any],
+        *,
+        max_calls: int | None = None,
+        max_tokens: int | None = None,
+        max_cost: float | None = None,
+    ) -> Budget:
+        """A budget with these caps that has already spent what ``usage`` records.
+
+        Args:
+            usage: a `Usage.snapshot()` (or `Usage.combine` of several): requests
+                sent are its calls less cache hits plus retries, tokens its
+                ``total_tokens``, cost its ``cost``.
+
+        Example:
+            ```python
+            budget = Budget.from_usage(stored_usage, max_calls=500)
+            ```
+        """
+        budget = cls(max_calls=max_calls, max_tokens=max_tokens, max_cost=max_cost)
+        budget.calls = max(
+            0,
+            int(usage.get("calls", 0))
+            - int(usage.get("cached_calls", 0))
+            + int(usage.get("retries", 0)),
+        )
+        budget.tokens = int(usage.get("total_tokens", 0))
+        budget.cost = float(usage.get("cost", 0.0))
+        return budget
 
     def _over(self) -> str | None:
         held_calls, held_tokens, held_cost = self._held

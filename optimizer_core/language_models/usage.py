@@ -9,6 +9,12 @@ A call's latency splits in two: the time it queued for a concurrency slot
 time its requests were with the provider (``provider_ms``). The bound itself
 adapts to rate limits (`concurrency.ConcurrencyLimit`); its current value and
 its changes are kept here too.
+
+A snapshot (`Usage.snapshot`) is plain JSON, so what several models spent, or
+one model between two moments, is arithmetic on snapshots: `Usage.combine`
+(a run's task model, optimizer model, judge and embeddings, plus what earlier
+attempts of the run stored) and `Usage.diff` (what one request or one chunk of
+a batch spent). Both keep every summed figure and recompute the means.
 """
 
 from __future__ import annotations
@@ -19,12 +25,28 @@ import dataclasses
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 logger = logging.getLogger(__name__)
 
 UsageListener = Callable[["CallRecord"], object]
+
+SUMMED = (
+    "calls",
+    "failures",
+    "retries",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cost",
+    "total_latency_s",
+    "total_queue_ms",
+    "total_provider_ms",
+)
+"""The figures of a snapshot that add up across models and subtract between moments."""
+_CONCURRENCY = ("concurrency_bound", "max_concurrency", "concurrency_history")
 
 DEFAULT_MAX_RECORDS = 10_000
 MAX_BOUND_CHANGES = 200
@@ -294,8 +316,65 @@ class Usage:
                 "concurrency_history": [dict(change) for change in self._bound_history],
             }
 
+    @staticmethod
+    def combine(*snapshots: Mapping[str, Any]) -> dict[str, Any]:
+        """Several snapshots (or stored combinations) as one.
+
+        The figures of `SUMMED` and ``in_flight`` add up, ``max_in_flight`` is the
+        largest, the means are over every call; the concurrency bound, its maximum
+        and history are the first snapshot's that has them (pass the model whose
+        bound matters first). A missing figure counts as 0.
+
+        Example:
+            ```python
+            run_usage = Usage.combine(task_model.usage.snapshot(), judge.usage.snapshot())
+            ```
+        """
+        total: dict[str, Any] = {
+            key: sum(snapshot.get(key, 0) for snapshot in snapshots) for key in SUMMED
+        }
+        total["cost"] = float(total["cost"])
+        total["in_flight"] = sum(int(snapshot.get("in_flight", 0)) for snapshot in snapshots)
+        total["max_in_flight"] = max(
+            (int(snapshot.get("max_in_flight", 0)) for snapshot in snapshots), default=0
+        )
+        source = next((s for s in snapshots if any(key in s for key in _CONCURRENCY)), {})
+        for key in _CONCURRENCY:
+            total[key] = source.get(key, [] if key == "concurrency_history" else None)
+        return _with_means(total)
+
+    @staticmethod
+    def diff(after: Mapping[str, Any], before: Mapping[str, Any]) -> dict[str, Any]:
+        """What was spent between two snapshots of one model (``before`` taken first).
+
+        The figures of `SUMMED` subtract, the means are over the calls in between;
+        ``in_flight``, ``max_in_flight`` and the concurrency figures are ``after``'s.
+
+        Example:
+            ```python
+            before = lm.usage.snapshot()
+            await program.trace(x)
+            spent = Usage.diff(lm.usage.snapshot(), before)
+            ```
+        """
+        spent: dict[str, Any] = {key: after.get(key, 0) - before.get(key, 0) for key in SUMMED}
+        spent["cost"] = float(spent["cost"])
+        spent["in_flight"] = int(after.get("in_flight", 0))
+        spent["max_in_flight"] = int(after.get("max_in_flight", 0))
+        for key in _CONCURRENCY:
+            spent[key] = after.get(key, [] if key == "concurrency_history" else None)
+        return _with_means(spent)
+
     def __repr__(self) -> str:
         return (
             f"Usage(calls={self._calls}, failures={self._failures}, retries={self._retries}, "
             f"total_tokens={self.total_tokens}, cost={self._cost:.6f})"
         )
+
+
+def _with_means(figures: dict[str, Any]) -> dict[str, Any]:
+    calls = figures["calls"]
+    figures["mean_latency_s"] = figures["total_latency_s"] / calls if calls else 0.0
+    figures["mean_queue_ms"] = figures["total_queue_ms"] / calls if calls else 0.0
+    figures["mean_provider_ms"] = figures["total_provider_ms"] / calls if calls else 0.0
+    return figures

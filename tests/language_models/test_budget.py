@@ -52,6 +52,22 @@ async def test_held_calls_are_refused_until_released() -> None:
     assert await lm([{"role": "user", "content": "3"}]) == "ok"
 
 
+async def test_a_budget_from_usage_has_already_spent_what_it_records() -> None:
+    stored = {"calls": 2, "cached_calls": 1, "retries": 2, "total_tokens": 30, "cost": 0.5}
+
+    budget = Budget.from_usage(stored, max_calls=4, max_tokens=10_000)
+
+    # Requests sent: 2 calls, less 1 cache hit (nothing sent), plus 2 retries (sent again).
+    assert (budget.calls, budget.tokens, budget.cost) == (3, 30, 0.5)
+    lm = synalinks.FakeLanguageModel(responder=lambda m, s: "ok")
+    lm.budget = budget
+    await lm([{"role": "user", "content": "1"}])  # the fourth request: the last one
+    with pytest.raises(BudgetExhausted):
+        await lm([{"role": "user", "content": "2"}])
+    assert budget.exhausted == "calls"
+    assert Budget.from_usage({}, max_cost=1.0).snapshot()["calls"] == 0
+
+
 def test_caps_are_checked() -> None:
     with pytest.raises(ValueError, match="max_calls"):
         Budget(max_calls=-1)

@@ -101,3 +101,59 @@ def test_the_concurrency_bound_and_its_history_are_kept_and_survive_a_reset() ->
     usage.reset()
     assert usage.concurrency_bound == 8
     assert [(c["bound"], c["reason"]) for c in usage.concurrency_history] == [(8, "reset")]
+
+
+def test_combine_adds_several_models_and_a_stored_total() -> None:
+    task, judge = Usage(), Usage()
+    task.concurrency_changed(4, maximum=8, reason="start")
+    task.record(record(latency_s=1.0, queue_ms=10.0))
+    task.record(record(ok=False, error="x", attempts=2, latency_s=3.0, queue_ms=30.0))
+    judge.record(record(cached=True, attempts=0, prompt_tokens=0, completion_tokens=0, cost=0.0))
+    stored = {"calls": 5, "retries": 1, "cost": 1.0, "total_latency_s": 4.0, "max_in_flight": 9}
+
+    total = Usage.combine(task.snapshot(), judge.snapshot(), stored)
+
+    assert json.loads(json.dumps(total)) == total
+    assert (total["calls"], total["failures"], total["retries"], total["cached_calls"]) == (
+        8,
+        1,
+        2,
+        1,
+    )
+    assert total["total_tokens"] == 30 and total["cost"] == pytest.approx(1.5)
+    assert total["mean_latency_s"] == pytest.approx((1.0 + 3.0 + 0.5 + 4.0) / 8)
+    assert total["mean_queue_ms"] == pytest.approx(40.0 / 8)
+    assert total["max_in_flight"] == 9  # the largest, not a sum
+    # The bound shown is the first snapshot's: the task model's.
+    assert (total["concurrency_bound"], total["max_concurrency"]) == (4, 8)
+    assert [change["bound"] for change in total["concurrency_history"]] == [4]
+
+
+def test_combine_of_a_stored_total_alone_keeps_its_bound_and_of_nothing_is_zero() -> None:
+    stored = {"calls": 2, "concurrency_bound": 3, "max_concurrency": 6, "concurrency_history": []}
+    assert Usage.combine(stored)["concurrency_bound"] == 3
+    empty = Usage.combine()
+    assert empty["calls"] == 0 and empty["mean_latency_s"] == 0.0
+    assert empty["concurrency_bound"] is None and empty["concurrency_history"] == []
+
+
+def test_diff_is_what_was_spent_between_two_snapshots() -> None:
+    usage = Usage()
+    usage.record(record(latency_s=2.0))
+    before = usage.snapshot()
+    usage.record(record(latency_s=1.0, prompt_tokens=7, completion_tokens=1, cost=0.5))
+    usage.record(record(ok=False, error="x", latency_s=3.0))
+
+    spent = Usage.diff(usage.snapshot(), before)
+
+    assert (spent["calls"], spent["failures"]) == (2, 1)
+    assert (spent["prompt_tokens"], spent["completion_tokens"], spent["total_tokens"]) == (
+        17,
+        6,
+        23,
+    )
+    assert spent["cost"] == pytest.approx(0.75)
+    assert spent["mean_latency_s"] == pytest.approx(2.0)  # over the two calls in between
+    assert Usage.diff(before, before)["calls"] == 0
+    # A diff and the total before it combine back into the total.
+    assert Usage.combine(spent, before)["calls"] == usage.snapshot()["calls"]
