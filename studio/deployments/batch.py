@@ -8,6 +8,8 @@ the job, predicts the rows in chunks of `CHUNK` (concurrently within a chunk),
 appends one JSON line per row to the job's results file, and after each chunk
 stores the progress and the usage, and emits a ``progress`` event
 (`studio.deployments.events`), which the browser follows on ``ws/batches/<id>/``.
+Its states follow `BatchJob.TRANSITIONS`, changed by `BatchJob.lifecycle` only,
+the same claim, heartbeat and watcher as a run's (`studio.common.lifecycle`).
 
 A row that does not fit the program's input DataModel, or whose prediction
 fails, gets its error in its line; the job goes on. A worker that dies leaves a
@@ -29,17 +31,17 @@ import io
 import json
 import logging
 from collections.abc import Iterator
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from asgiref.sync import async_to_sync, sync_to_async
-from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
+from optimizer_core.language_models import Usage
 from studio.celery import enqueue
-from studio.deployments import events, services
+from studio.common.lifecycle import Claim, Watcher
+from studio.deployments import services
+from studio.deployments.events import BATCH_EVENTS
 from studio.deployments.exceptions import DeploymentError
 from studio.deployments.models import BatchJob, Deployment, DeploymentUsage
 from studio.providers.redaction import redact
@@ -123,7 +125,7 @@ def start_batch(deployment: Deployment, *, dataset: Any, split: str = "all") -> 
         )
         job.results.name = f"batches/{job.pk}.jsonl"
         job.save(update_fields=["results"])
-        events.emit(job.pk, "state", {"state": State.QUEUED})
+        BATCH_EVENTS.emit_sync(job.pk, "state", {"state": State.QUEUED})
         transaction.on_commit(lambda: enqueue(RUN_BATCH_TASK, job.pk))
     return job
 
@@ -131,70 +133,40 @@ def start_batch(deployment: Deployment, *, dataset: Any, split: str = "all") -> 
 # Running --------------------------------------------------------------------------------------
 
 
-def stale_after() -> timedelta:
-    """How old a running job's heartbeat may get before another delivery takes it over."""
-    return timedelta(seconds=float(settings.STUDIO_RUN_STALE_AFTER_S))
-
-
-def claim(job_id: int) -> tuple[BatchJob | None, float]:
+def claim(job_id: int) -> Claim:
     """Take a queued job (or a running one whose worker stopped beating).
 
     Returns:
-        ``(job, 0)`` when claimed; ``(None, seconds)`` when another worker may still
-        hold it (look again after that long); ``(None, 0)`` when there is nothing to do.
+        The `Claim`: the job when claimed; else the seconds after which to look again
+        when another worker may still hold it (0: there is nothing to do).
     """
-    now = timezone.now()
-    with transaction.atomic():
-        job = BatchJob.objects.select_for_update().filter(pk=job_id).first()
-        if job is None or job.state in (State.SUCCEEDED, State.FAILED):
-            return None, 0.0
-        if (
-            job.state == State.RUNNING
-            and job.heartbeat_at
-            and job.heartbeat_at > now - stale_after()
-        ):
-            wait = (job.heartbeat_at + stale_after() - now).total_seconds()
-            return None, max(1.0, wait)
-        job.state = State.RUNNING
-        job.attempts += 1
-        job.started_at = job.started_at or now
-        job.heartbeat_at = now
-        job.save(update_fields=["state", "attempts", "started_at", "heartbeat_at"])
-        events.emit(job.pk, "state", {"state": State.RUNNING, "attempt": job.attempts})
-    return job, 0.0
+    return BatchJob.lifecycle.claim(job_id)
 
 
 def execute_batch(job_id: int) -> float:
     """Claim the job and predict its rows to the end (the Celery task's body).
 
+    The prediction runs under the job's `Watcher`, which keeps its heartbeat.
+
     Returns:
         0, or the seconds after which to try again: another worker may still hold the job.
     """
-    job, wait = claim(job_id)
-    if job is None:
-        return wait
+    claimed = claim(job_id)
+    if not claimed:
+        return claimed.retry_after
     try:
-        async_to_sync(_run)(job)
+        async_to_sync(Watcher(BatchJob.lifecycle, job_id).run)(_run(claimed.row))
     except _JobGone:
         logger.info("batch job %s was deleted while it ran", job_id)
     except Exception as error:
         logger.exception("batch job %s failed", job_id)
         message = f"{type(error).__name__}: {redact(str(error))}"
-        _finish(job_id, State.FAILED, error=message)
+        BatchJob.lifecycle.transition(job_id, to=State.FAILED, error=message)
     return 0.0
 
 
 class _JobGone(Exception):
     """The job (or its deployment) was deleted while it ran."""
-
-
-def _finish(job_id: int, state: str, *, error: str = "") -> None:
-    with transaction.atomic():
-        updated = BatchJob.objects.filter(pk=job_id).update(
-            state=state, error=error, finished_at=timezone.now()
-        )
-        if updated:
-            events.emit(job_id, "state", {"state": state, **({"error": error} if error else {})})
 
 
 def _resume_point(path: Path) -> int:
@@ -228,7 +200,7 @@ def _prepare(job: BatchJob) -> JsonDict:
     if done:
         with path.open(encoding="utf-8") as handle:
             failures = sum(json.loads(line)["output"] is None for line in handle)
-    BatchJob.objects.filter(pk=job.pk).update(total=len(inputs), processed=done, failures=failures)
+    BatchJob.lifecycle.store(job.pk, total=len(inputs), processed=done, failures=failures)
     return {
         "job": job,
         "inputs": list(inputs),
@@ -252,15 +224,11 @@ def _save_chunk(
         usage=usage["delta"],
         predictions=predictions,
     )
-    updated = BatchJob.objects.filter(pk=job.pk).update(
-        processed=usage["processed"],
-        failures=usage["failures"],
-        usage=usage["total"],
-        heartbeat_at=timezone.now(),
-    )
-    if not updated:
+    if not BatchJob.lifecycle.store(
+        job.pk, processed=usage["processed"], failures=usage["failures"], usage=usage["total"]
+    ):
         raise _JobGone
-    return events.record_event(
+    return BATCH_EVENTS.record(
         job.pk,
         "progress",
         {
@@ -280,10 +248,8 @@ async def _run(job: BatchJob) -> None:
     inputs, expected, path = ctx["inputs"], ctx["expected"], ctx["path"]
     processed, failures = ctx["done"], ctx["failures"]
     base_usage = dict(job.usage or {})
-    await events.publish(
-        await sync_to_async(events.record_event)(
-            job.pk, "progress", {"processed": processed, "total": len(inputs), "failures": failures}
-        )
+    await BATCH_EVENTS.emit(
+        job.pk, "progress", {"processed": processed, "total": len(inputs), "failures": failures}
     )
     before = language_model.usage.snapshot()
     for start in range(processed, len(inputs), CHUNK):
@@ -321,31 +287,24 @@ async def _run(job: BatchJob) -> None:
             )
         processed = rows[-1] + 1
         after = language_model.usage.snapshot()
-        total = services.usage_delta(after, {})
-        for key, value in base_usage.items():
-            if key in total:
-                total[key] += value
         message = await sync_to_async(_save_chunk)(
             job,
             path,
             lines,
             predictions,
             {
-                "delta": services.usage_delta(after, before),
-                "total": total,
+                "delta": Usage.diff(after, before),
+                "total": Usage.combine(after, base_usage),
                 "processed": processed,
                 "failures": failures,
                 "total_rows": len(inputs),
             },
         )
         before = after
-        await events.publish(message)
-    usage = services.usage_delta(language_model.usage.snapshot(), {})
-    for key, value in base_usage.items():
-        if key in usage:
-            usage[key] += value
-    await events.publish(await sync_to_async(events.record_event)(job.pk, "usage", usage))
-    await sync_to_async(_finish)(job.pk, State.SUCCEEDED)
+        await BATCH_EVENTS.publish(message)
+    usage = Usage.combine(language_model.usage.snapshot(), base_usage)
+    await BATCH_EVENTS.emit(job.pk, "usage", usage)
+    await sync_to_async(BatchJob.lifecycle.transition)(job.pk, to=State.SUCCEEDED)
 
 
 # Results --------------------------------------------------------------------------------------

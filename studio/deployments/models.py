@@ -6,11 +6,14 @@ switch and a rollback are each one row update. Targets are never edited: each
 deploy, switch and rollback appends one, which makes the history. Usage is
 counted per deployment, day and source (API calls or batch jobs). A `BatchJob`
 predicts a dataset in the background; its progress is a `BatchEvent` log, the
-same shape as a run's `RunEvent` (see `studio.deployments.events`).
+same shape as a run's `RunEvent` (see `studio.common.event_log`).
 """
 
 from django.conf import settings
 from django.db import models
+
+from studio.common.lifecycle import Lifecycle
+from studio.deployments.events import BATCH_EVENTS
 
 NAME_MAX_LENGTH = 50
 
@@ -114,6 +117,17 @@ class BatchJob(models.Model):
         RUNNING = "running"
         SUCCEEDED = "succeeded"
         FAILED = "failed"
+
+    # Allowed transitions, as `Run.TRANSITIONS`. Running -> running is a take-over: the
+    # next delivery of a job whose worker stopped beating resumes it.
+    TRANSITIONS: dict[str, set[str]] = {
+        State.QUEUED: {State.RUNNING, State.FAILED},
+        State.RUNNING: {State.RUNNING, State.SUCCEEDED, State.FAILED},
+        State.SUCCEEDED: set(),
+        State.FAILED: set(),
+    }
+    #: The only code that changes `state` (claim, transitions, heartbeat).
+    lifecycle = Lifecycle("deployments.BatchJob", BATCH_EVENTS, take_over_stale=True)
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="batch_jobs"

@@ -25,6 +25,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from optimizer_core.language_models import Usage
 from studio.common.exceptions import FieldError
 from studio.deployments.exceptions import (
     DeploymentError,
@@ -301,7 +302,7 @@ def record_usage(
     """Add one request's (or batch chunk's) cost to the deployment's row of the day.
 
     Args:
-        usage: the LM's `Usage.snapshot()` for what this request spent.
+        usage: what this request spent (`Usage.diff` of two snapshots of its model).
     """
     row, _ = DeploymentUsage.objects.get_or_create(
         deployment_id=deployment_id, day=timezone.localdate(), source=source
@@ -314,12 +315,6 @@ def record_usage(
         latency_s=F("latency_s") + sum(p.latency_s for p in predictions),
         **{key: F(key) + usage.get(key, 0) for key in _USAGE_FIELDS},
     )
-
-
-def usage_delta(after: JsonDict, before: JsonDict) -> JsonDict:
-    """What a model spent between two `Usage.snapshot()`s."""
-    keys = ("calls", "failures", "prompt_tokens", "completion_tokens", "total_tokens", "cost")
-    return {key: after.get(key, 0) - before.get(key, 0) for key in keys}
 
 
 def predict(deployment: Deployment, *, values: list[Any], path: str) -> JsonDict:
@@ -347,10 +342,10 @@ def predict(deployment: Deployment, *, values: list[Any], path: str) -> JsonDict
         problems.extend(input_errors(target, program, value, where))
     if problems:
         raise InputInvalid(problems)
-    started = time.perf_counter()
+    started, spent_before = time.perf_counter(), language_model.usage.snapshot()
     predictions = asyncio.run(predict_values(program, values))
     latency = time.perf_counter() - started
-    usage = usage_delta(language_model.usage.snapshot(), {})
+    usage = Usage.diff(language_model.usage.snapshot(), spent_before)
     record_usage(
         deployment.pk, source=DeploymentUsage.Source.API, usage=usage, predictions=predictions
     )

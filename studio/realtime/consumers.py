@@ -32,9 +32,11 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from studio.common.event_log import EventStream
 from studio.common.jsondepth import loads
-from studio.realtime import streams
+from studio.deployments.events import BATCH_EVENTS
 from studio.realtime.auth import user_for_token
+from studio.runs.events import RUN_EVENTS
 
 CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
@@ -46,7 +48,7 @@ AUTH_TIMEOUT_S = 10.0
 class EventStreamConsumer(AsyncJsonWebsocketConsumer):
     """Streams one object's events to its owner; a subclass names the `stream`."""
 
-    stream: streams.EventStream
+    stream: EventStream
     object_id: int
     group: str | None = None
     last_seq: int = 0
@@ -158,12 +160,12 @@ class EventStreamConsumer(AsyncJsonWebsocketConsumer):
 class RunEventsConsumer(EventStreamConsumer):
     """A run's events (``ws/runs/<id>/``)."""
 
-    stream = streams.RUNS
+    stream = RUN_EVENTS
     run_event = EventStreamConsumer.stream_event  # channel-layer messages of type "run.event"
 
 
 class BatchEventsConsumer(EventStreamConsumer):
     """A batch prediction job's events (``ws/batches/<id>/``)."""
 
-    stream = streams.BATCHES
+    stream = BATCH_EVENTS
     batch_event = EventStreamConsumer.stream_event  # type "batch.event"

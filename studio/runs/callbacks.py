@@ -1,9 +1,12 @@
-"""`StudioCallback`: how a run's training reaches the studio, and the JSON helpers it needs.
+"""How a run's training reaches the studio: the callbacks `fit` and `evaluate` get.
 
-The callback writes every event through `studio.runs.events.emit` (a `RunEvent`
-row, then a channel-layer message), stores a `Checkpoint` per epoch, refreshes
-the run's heartbeat per batch and stops the training when the run is cancelled.
-`EvaluationProgress` reports the rows an evaluation on the test split has done.
+`RunEventLogger` writes every event through the run's stream
+(`studio.runs.events`: a `RunEvent` row, then a channel-layer message), with the
+run's LM usage (`RunUsage`, the engine's `Usage.combine` of its models and of
+what earlier attempts stored). `CheckpointWriter` stores a `Checkpoint` per
+epoch. `EvaluationProgress` reports the rows an evaluation on the test split has
+done. Each is configured by its constructor. The heartbeat and the cancel are
+the run's `studio.common.lifecycle.Watcher`'s, which `fit` gets beside them.
 """
 
 from __future__ import annotations
@@ -12,22 +15,18 @@ import contextlib
 import math
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from asgiref.sync import sync_to_async
-from django.utils import timezone
 
 from optimizer_core.callbacks import Callback
 from optimizer_core.datamodels import to_json
+from optimizer_core.language_models import Usage
+from studio.common.lifecycle import Watcher
 from studio.programs.documents import storable_document
-from studio.runs import services
-from studio.runs.events import emit
+from studio.runs.events import RUN_EVENTS
 from studio.runs.models import Checkpoint, Run
-
-
-class RunCancelled(Exception):
-    """The user cancelled the run while it was evaluating."""
 
 
 def jsonable(value: Any) -> Any:
@@ -50,109 +49,78 @@ def jsonable(value: Any) -> Any:
 
 # Usage -----------------------------------------------------------------------------------------
 
-_SUMMED = (
-    "calls",
-    "failures",
-    "retries",
-    "cached_calls",
-    "prompt_tokens",
-    "completion_tokens",
-    "total_tokens",
-    "cost",
-    "total_latency_s",
-    "total_queue_ms",
-    "total_provider_ms",
-)
 
+class RunUsage:
+    """What a run has spent: its models' usage now, plus what its earlier attempts stored.
 
-def combined_usage(models: list[Any], base: dict[str, Any], budget: Any = None) -> dict[str, Any]:
-    """The models' `Usage.snapshot()` added to what earlier attempts of the run spent.
-
-    Also: mean queueing and provider time per call, the first model's concurrency
-    bound now and its history (this attempt's), and the run's `Budget` (spent vs caps).
+    Args:
+        models: the run's models (the task model first: its concurrency bound is shown).
+        base: the usage stored by earlier attempts of the run (``Run.usage``).
+        budget: the run's `Budget`, when it has caps (its spend and caps are shown).
     """
-    total: dict[str, Any] = {key: base.get(key, 0) for key in _SUMMED}
-    total["max_in_flight"] = int(base.get("max_in_flight", 0))
-    for model in models:
-        snapshot = model.usage.snapshot()
-        for key in _SUMMED:
-            total[key] += snapshot.get(key, 0)
-        total["max_in_flight"] = max(total["max_in_flight"], snapshot.get("max_in_flight", 0))
-    calls = total["calls"]
-    total["mean_latency_s"] = total["total_latency_s"] / calls if calls else 0.0
-    total["mean_queue_ms"] = total["total_queue_ms"] / calls if calls else 0.0
-    total["mean_provider_ms"] = total["total_provider_ms"] / calls if calls else 0.0
-    if models:
-        first = models[0].usage.snapshot()
-        total["concurrency_bound"] = first.get("concurrency_bound")
-        total["max_concurrency"] = first.get("max_concurrency")
-        total["concurrency_history"] = first.get("concurrency_history", [])
-    else:
-        for key in ("concurrency_bound", "max_concurrency", "concurrency_history"):
-            if key in base:
-                total[key] = base[key]
-    if budget is not None:
-        total["budget"] = budget.snapshot()
-    elif "budget" in base:
-        total["budget"] = base["budget"]
-    return jsonable(total)
+
+    def __init__(
+        self, models: list[Any], *, base: dict[str, Any] | None = None, budget: Any = None
+    ) -> None:
+        self.models = list(models)
+        self.base = dict(base or {})
+        self.budget = budget
+
+    def snapshot(self) -> dict[str, Any]:
+        """`Usage.combine` of the models and the base, with the budget (JSON-ready)."""
+        total = Usage.combine(*(model.usage.snapshot() for model in self.models), self.base)
+        if self.budget is not None:
+            total["budget"] = self.budget.snapshot()
+        elif "budget" in self.base:
+            total["budget"] = self.base["budget"]
+        return cast(dict[str, Any], jsonable(total))
 
 
-# The callback ----------------------------------------------------------------------------------
+# The callbacks ---------------------------------------------------------------------------------
 
 
-class StudioCallback(Callback):
-    """Reports a run's training as `RunEvent`s, checkpoints each epoch, obeys cancel.
+class RunEventLogger(Callback):
+    """Reports a run's training as `RunEvent`s, with its LM usage.
 
     Events (``kind``: payload): ``train_begin``, ``epoch_begin``, ``batch`` (progress,
     running logs and ``usage``, the figures of a ``usage`` event), ``optimizer`` (an
     optimizer's candidates and populations), ``epoch`` (the epoch's logs), ``variables``
-    (trainable values at epoch end), ``checkpoint``, ``usage``, ``train_end``. Every
-    batch end refreshes the run's heartbeat and reads ``cancel_requested``; when set,
-    training stops after the batch.
+    (trainable values at epoch end), ``usage`` (also stored on the run), ``train_end``.
 
     Args:
         run_id: the run reported on.
+        usage: what the run has spent (`RunUsage`).
         initial_epoch: the epoch training starts from (resume, fork).
-        language_models: the models whose usage is reported.
-        usage_base: usage spent by earlier attempts of this run.
+        watcher: the run's watcher (``train_end`` says whether it was cancelled).
     """
 
     def __init__(
         self,
         run_id: int,
         *,
+        usage: RunUsage,
         initial_epoch: int = 0,
-        language_models: list[Any] | None = None,
-        usage_base: dict[str, Any] | None = None,
+        watcher: Watcher | None = None,
     ) -> None:
         super().__init__()
         self.run_id = run_id
+        self.meter = usage
         self.initial_epoch = initial_epoch
-        self.language_models = list(language_models or [])
-        self.usage_base = dict(usage_base or {})
         self.epoch = initial_epoch
-        self.cancelled = False
-        self.budget: Any = None
-        #: the document the run's program was built from (see `storable_document`)
-        self.source_document: dict[str, Any] = {}
+        self.watcher = watcher
 
     async def emit(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
-        return await emit(self.run_id, kind, jsonable(payload))
-
-    def request_stop(self) -> None:
-        """Stop training after the current batch (a cancel was requested)."""
-        self.cancelled = True
-        if self.program is not None:
-            self.program.stop_training = True
+        return await RUN_EVENTS.emit(self.run_id, kind, jsonable(payload))
 
     def usage(self) -> dict[str, Any]:
-        return combined_usage(self.language_models, self.usage_base, self.budget)
+        return self.meter.snapshot()
 
-    async def emit_usage(self) -> None:
+    async def report_usage(self) -> dict[str, Any]:
+        """Store the usage so far on the run and send it as a ``usage`` event."""
         usage = self.usage()
-        await sync_to_async(Run.objects.filter(pk=self.run_id).update)(usage=usage)
+        await sync_to_async(Run.lifecycle.store)(self.run_id, usage=usage)
         await self.emit("usage", usage)
+        return usage
 
     async def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         await self.emit(
@@ -180,30 +148,48 @@ class StudioCallback(Callback):
                 "usage": self.usage(),
             },
         )
-        if await sync_to_async(services.heartbeat)(self.run_id):
-            self.request_stop()
 
     async def on_optimizer_event(self, event: str, payload: dict[str, Any] | None = None) -> None:
         await self.emit("optimizer", {"event": event, "epoch": self.epoch, **(payload or {})})
 
     async def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         await self.emit("epoch", {"epoch": epoch, "logs": logs or {}})
-        program = self.program
-        variables = {v.name: v.get_trainable_json() for v in program.trainable_variables}
+        variables = {v.name: v.get_trainable_json() for v in self.program.trainable_variables}
         await self.emit("variables", {"epoch": epoch, "variables": variables})
-        if not self.cancelled:  # a cancelled epoch is partial: no checkpoint of it
-            document = jsonable(storable_document(program.to_json(), self.source_document))
-            await sync_to_async(_save_checkpoint)(self.run_id, epoch + 1, document, logs or {})
-            await self.emit("checkpoint", {"epoch": epoch + 1})
-        await self.emit_usage()
+        await self.report_usage()
 
     async def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
-        await self.emit("train_end", {"logs": logs or {}, "cancelled": self.cancelled})
+        cancelled = self.watcher is not None and self.watcher.cancelled
+        await self.emit("train_end", {"logs": logs or {}, "cancelled": cancelled})
 
-    async def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-        # Evaluations before and after training run in batches: stop at the next one.
-        if self.cancelled:
-            raise RunCancelled
+
+class CheckpointWriter(Callback):
+    """Stores a `Checkpoint` of the run's program after each epoch, then says so.
+
+    The document is storable (`storable_document`: what the run was built from,
+    with the trained values); the run's ``current_epoch`` follows. A cancelled
+    epoch is partial: no checkpoint of it.
+
+    Args:
+        run_id: the run.
+        source_document: the document the run's program was built from.
+        watcher: the run's watcher (its ``cancelled``).
+    """
+
+    def __init__(
+        self, run_id: int, *, source_document: dict[str, Any], watcher: Watcher | None = None
+    ) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.source_document = source_document
+        self.watcher = watcher
+
+    async def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        if self.watcher is not None and self.watcher.cancelled:
+            return
+        document = jsonable(storable_document(self.program.to_json(), self.source_document))
+        await sync_to_async(_save_checkpoint)(self.run_id, epoch + 1, document, logs or {})
+        await RUN_EVENTS.emit(self.run_id, "checkpoint", {"epoch": epoch + 1})
 
 
 class EvaluationProgress(Callback):
@@ -216,7 +202,7 @@ class EvaluationProgress(Callback):
     ``min_interval_s`` (the rest are dropped: a later one says more).
 
     Args:
-        callback: the run's `StudioCallback` (its ``emit`` and ``usage``).
+        callback: the run's `RunEventLogger` (its ``emit`` and ``usage``).
         phase: "before" or "after".
         index: 0-based, which evaluation of the phase.
         evaluations: how many the phase runs.
@@ -228,7 +214,7 @@ class EvaluationProgress(Callback):
 
     def __init__(
         self,
-        callback: StudioCallback,
+        callback: RunEventLogger,
         *,
         phase: str,
         index: int,
@@ -280,4 +266,4 @@ def _save_checkpoint(
     Checkpoint.objects.update_or_create(
         run_id=run_id, epoch=epoch, defaults={"document": document, "logs": jsonable(logs)}
     )
-    Run.objects.filter(pk=run_id).update(current_epoch=epoch, heartbeat_at=timezone.now())
+    Run.lifecycle.store(run_id, current_epoch=epoch)

@@ -3,6 +3,9 @@
 from django.conf import settings
 from django.db import models
 
+from studio.common.lifecycle import Lifecycle
+from studio.runs.events import RUN_EVENTS
+
 
 class Run(models.Model):
     class State(models.TextChoices):
@@ -31,6 +34,9 @@ class Run(models.Model):
         State.CANCELLED: set(),
         State.BUDGET_SPENT: set(),
     }
+    #: The only code that changes `state` (claim, transitions, heartbeat, cancel flag).
+    #: A running run whose worker was lost is re-queued by the sweep, not taken over.
+    lifecycle = Lifecycle("runs.Run", RUN_EVENTS, cancel_field="cancel_requested")
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs"
@@ -96,11 +102,6 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return self.name or f"run {self.pk}"
-
-    @property
-    def group_name(self) -> str:
-        """The channel-layer group its events are sent on."""
-        return f"run_{self.pk}"
 
 
 class RunEvent(models.Model):

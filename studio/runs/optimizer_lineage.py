@@ -9,8 +9,6 @@ document, else the last checkpoint's: `fit` restores its best epoch's candidate,
 which no event names). The rows a candidate won or lost against a parent are
 shown with a preview of their input and expected output (the dataset's training
 split, in the order `fit` saw it).
-
-Not to be confused with `studio.runs.lineage`, a fork's inherited epochs.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ import logging
 from typing import Any
 
 from optimizer_core.optimizers.lineage import Lineage, LineageNode
-from studio.runs import adapters
+from studio.runs import resources
 from studio.runs.models import Run
 
 logger = logging.getLogger(__name__)
@@ -128,7 +126,7 @@ def _row_previews(run: Run, rows: list[int]) -> list[dict[str, Any]]:
     if not rows:
         return []
     try:
-        inputs, targets = adapters.load_examples(run.dataset, split="train")
+        inputs, targets = resources.load_examples(run.dataset, split="train")
     except Exception:
         # A dataset file gone or unreadable costs the previews, not the lineage.
         logger.warning("run %s: no row previews for its lineage", run.pk, exc_info=True)

@@ -1,9 +1,10 @@
-"""The runs app's two needs from its neighbours, in one place.
+"""What a run is trained with that other apps own: its dataset's rows and its models.
 
-A dataset's rows split into inputs and targets (`studio.datasets.services.load_examples`)
-and a provider's `LanguageModel` with its decrypted key
-(`studio.providers.services.build_language_model`). The training code calls
-these wrappers only, so a change of those apps' APIs touches this file alone.
+A dataset's rows split into inputs and targets (`studio.datasets.services.load_examples`),
+a provider's `LanguageModel` with its decrypted key
+(`studio.providers.services.build_language_model`) and the owner's embedding
+model. The training code reaches those apps through these functions only, so a
+change of their APIs touches this file alone.
 """
 
 from __future__ import annotations

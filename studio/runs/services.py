@@ -12,16 +12,16 @@ import socket
 from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from studio.celery import enqueue
+from studio.common.lifecycle import stale_after
 from studio.programs.documents import validate_document
 from studio.runs.config import validate_compile_config, validate_fit_config
-from studio.runs.events import emit_sync
+from studio.runs.events import RUN_EVENTS
 from studio.runs.exceptions import InvalidTransition
 from studio.runs.models import Checkpoint, Run
 
@@ -29,16 +29,6 @@ logger = logging.getLogger(__name__)
 
 State = Run.State
 TERMINAL = {State.SUCCEEDED, State.FAILED, State.CANCELLED, State.BUDGET_SPENT}
-
-
-def stale_after() -> timedelta:
-    """How old a running run's heartbeat may get before the sweep re-queues it."""
-    return timedelta(seconds=float(settings.STUDIO_RUN_STALE_AFTER_S))
-
-
-def heartbeat_interval() -> float:
-    """Seconds between heartbeats of a running run (besides one per batch)."""
-    return float(settings.STUDIO_RUN_HEARTBEAT_S)
 
 
 def worker_name() -> str:
@@ -65,31 +55,15 @@ def transition(run: Run | int, *, to: str, error: str = "", **fields: Any) -> bo
     """Move a run to state ``to`` if its current state allows it (per `Run.TRANSITIONS`).
 
     The update is conditional on the current state, so two processes racing for
-    the same run cannot both win. Sets ``started_at`` on the first start,
-    ``finished_at`` on a terminal state, and stores ``error``. Emits a ``state``
-    event when it moved.
+    the same run cannot both win (`studio.common.lifecycle`). Sets ``started_at`` on
+    the first start, ``finished_at`` on a terminal state, stores ``error`` and
+    ``fields``, and emits a ``state`` event when it moved.
 
     Returns:
         Whether the run moved.
     """
     run_id = run if isinstance(run, int) else run.pk
-    allowed_from = [src for src, targets in Run.TRANSITIONS.items() if to in targets]
-    now = timezone.now()
-    updates: dict[str, Any] = {"state": to, **fields}
-    if error:
-        updates["error"] = error[:10_000]
-    if to in TERMINAL:
-        updates["finished_at"] = now
-    query = Run.objects.filter(pk=run_id, state__in=allowed_from)
-    if to == State.RUNNING:
-        query.filter(started_at__isnull=True).update(started_at=now)
-    moved = query.update(**updates) == 1
-    if moved:
-        payload: dict[str, Any] = {"state": to}
-        if error:
-            payload["error"] = error[:10_000]
-        emit_sync(run_id, "state", payload)
-    return moved
+    return Run.lifecycle.transition(run_id, to=to, error=error, **fields)
 
 
 def _check_document(document: Any) -> None:
@@ -136,7 +110,7 @@ def start_run(
             compile_config=compile_config,
             fit_config=fit_config,
         )
-        emit_sync(run.pk, "state", {"state": State.QUEUED})
+        RUN_EVENTS.emit_sync(run.pk, "state", {"state": State.QUEUED})
         _enqueue(run.pk)
     return run
 
@@ -145,7 +119,7 @@ def cancel_run(run: Run) -> Run:
     """Cancel a queued run now, or ask a running one to stop.
 
     The running run's worker reads the request within about a second
-    (`studio.runs.training.CANCEL_POLL_S`) and cancels its training there, LM
+    (`studio.common.lifecycle.CANCEL_POLL_S`) and cancels its training there, LM
     calls in flight included; the run then ends ``cancelled``.
 
     Raises:
@@ -157,9 +131,9 @@ def cancel_run(run: Run) -> Run:
             raise InvalidTransition(f"run {run.pk} is {current.state}: it cannot be cancelled")
         Run.objects.filter(pk=run.pk).update(cancel_requested=True)
         # A queued run stops here; a running one (or one a worker just claimed)
-        # stops when its worker sees cancel_requested (see studio.runs.training._watch).
+        # stops when its worker sees cancel_requested (its `Watcher`).
         if not (current.state == State.QUEUED and transition(run.pk, to=State.CANCELLED)):
-            emit_sync(run.pk, "cancel_requested", {})
+            RUN_EVENTS.emit_sync(run.pk, "cancel_requested", {})
     run.refresh_from_db()
     return run
 
@@ -208,46 +182,24 @@ def fork_run(
             initial_document=checkpoint.document,
             current_epoch=epoch,
         )
-        emit_sync(fork.pk, "state", {"state": State.QUEUED, "parent": run.pk, "fork_epoch": epoch})
+        RUN_EVENTS.emit_sync(
+            fork.pk, "state", {"state": State.QUEUED, "parent": run.pk, "fork_epoch": epoch}
+        )
         _enqueue(fork.pk)
     return fork
 
 
-# Workers --------------------------------------------------------------------------------------
+# Workers ------------------------------------------------------------------------------------
 
 
 def claim_run(run_id: int, *, worker: str | None = None) -> bool:
     """Take a queued run for this worker (queued -> running); False if it is not queued.
 
     A message delivered twice (acks_late redelivery plus a sweep's re-queue) is
-    harmless: only one worker's claim succeeds.
+    harmless: only one worker's claim succeeds. A queued run with a cancel request
+    is cancelled instead.
     """
-    now = timezone.now()
-    with transaction.atomic():
-        run = Run.objects.select_for_update().filter(pk=run_id).first()
-        if run is None or run.state != State.QUEUED:
-            return False
-        if run.cancel_requested:
-            transition(run_id, to=State.CANCELLED)
-            return False
-        return transition(
-            run_id,
-            to=State.RUNNING,
-            worker=worker or worker_name(),
-            heartbeat_at=now,
-            attempts=run.attempts + 1,
-        )
-
-
-def heartbeat(run_id: int) -> bool:
-    """Record that the run's worker is alive; returns whether a cancel was requested."""
-    Run.objects.filter(pk=run_id, state=State.RUNNING).update(heartbeat_at=timezone.now())
-    return cancel_requested(run_id)
-
-
-def cancel_requested(run_id: int) -> bool:
-    """Whether the run's owner asked to cancel it (a read only; the worker polls it)."""
-    return bool(Run.objects.filter(pk=run_id).values_list("cancel_requested", flat=True).first())
+    return bool(Run.lifecycle.claim(run_id, worker=worker or worker_name()))
 
 
 def sweep_stale_runs(*, older_than: timedelta | None = None) -> list[int]:
@@ -259,21 +211,22 @@ def sweep_stale_runs(*, older_than: timedelta | None = None) -> list[int]:
         The ids of the runs re-queued.
     """
     cutoff = timezone.now() - (older_than if older_than is not None else stale_after())
-    stale = Run.objects.filter(state=State.RUNNING).filter(
-        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
-    )
+    stale = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
     requeued: list[int] = []
-    for run_id, worker in stale.values_list("pk", "worker"):
+    for run_id, worker in Run.objects.filter(stale, state=State.RUNNING).values_list(
+        "pk", "worker"
+    ):
         with transaction.atomic():
             # Conditional on the heartbeat still being old: a live worker wins the race.
-            moved = (
-                Run.objects.filter(pk=run_id, state=State.RUNNING)
-                .filter(Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True))
-                .update(state=State.QUEUED, worker="")
+            moved = Run.lifecycle.transition(
+                run_id,
+                to=State.QUEUED,
+                event={"reason": f"worker {worker} lost"},
+                where=Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True),
+                worker="",
             )
             if not moved:
                 continue
-            emit_sync(run_id, "state", {"state": State.QUEUED, "reason": f"worker {worker} lost"})
             _enqueue(run_id)
         requeued.append(run_id)
         logger.warning("run %s: worker %s lost, re-queued", run_id, worker)

@@ -4,11 +4,16 @@
 program version's document, a fork's starting document, or the run's last
 checkpoint when it resumes after a lost worker), points every Generator at the
 run's provider, evaluates the program on the test split (at the run's evaluation
-temperature, 0 by default: once; above 0: N times), fits it with a
-`StudioCallback` (`studio.runs.callback`), evaluates it again the same way and
-stores the trained document, with each test row's reward before and after.
+temperature, 0 by default: once; above 0: N times), fits it with the run's
+callbacks (`studio.runs.callbacks`: events, checkpoints) and its watcher
+(`studio.common.lifecycle.Watcher`: heartbeat, cancel), evaluates it again the
+same way and stores the trained document, with each test row's reward before and
+after.
 
-Every event goes through `studio.runs.events.emit`: a `RunEvent` row, then a
+The claim is the one call into `studio.runs.services`; what the run finds is
+stored, and its state changed, by the run's lifecycle (`Run.lifecycle`: `store`
+while it runs, one `transition` at its end with its results). Every event goes
+through the run's stream (`studio.runs.events`): a `RunEvent` row, then a
 channel-layer message. The async training code reaches the database through
 ``sync_to_async`` (thread-sensitive), so under ``async_to_sync`` every query runs
 in the task's own thread and connection.
@@ -16,7 +21,6 @@ in the task's own thread and connection.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import logging
@@ -30,10 +34,17 @@ from optimizer_core.callbacks import Callback
 from optimizer_core.exceptions import AuthenticationError, BudgetExhausted, LanguageModelError
 from optimizer_core.language_models import Budget
 from optimizer_core.programs import Program
+from studio.common.lifecycle import Cancelled, Watcher
 from studio.programs.documents import load_program, storable_document
 from studio.providers.redaction import redact
-from studio.runs import adapters, services
-from studio.runs.callback import EvaluationProgress, RunCancelled, StudioCallback, jsonable
+from studio.runs import resources, services
+from studio.runs.callbacks import (
+    CheckpointWriter,
+    EvaluationProgress,
+    RunEventLogger,
+    RunUsage,
+    jsonable,
+)
 from studio.runs.config import (
     budget_caps,
     build_compile_objects,
@@ -168,16 +179,16 @@ def _load_context(run_id: int) -> _Context:
         )
     else:
         document, initial_epoch, restore, resumed = run.program_version.document, 0, False, None
-    x_train, y_train = adapters.load_examples(run.dataset, split="train")
-    x_test, y_test = adapters.load_examples(run.dataset, split="test")
+    x_train, y_train = resources.load_examples(run.dataset, split="train")
+    x_test, y_test = resources.load_examples(run.dataset, split="test")
     return _Context(
         run=run,
         document=document,
         initial_epoch=initial_epoch,
         restore_optimizer_state=restore,
         resumed_from=resumed,
-        language_model=adapters.build_language_model(run.provider),
-        embedding_model=adapters.default_embedding_model(run.owner)
+        language_model=resources.build_language_model(run.provider),
+        embedding_model=resources.default_embedding_model(run.owner)
         if needs_embedding_model(run.compile_config)
         else None,
         x_train=x_train,
@@ -191,6 +202,9 @@ def execute_run(run_id: int) -> None:
     """Claim the run and train it to a terminal state (or until its worker dies).
 
     A run that is not queued (already claimed, cancelled, finished) is left alone.
+    The claim is this module's one call into `studio.runs.services` (who may take
+    a run is a service's rule); every later state change is the run's own
+    (`Run.lifecycle`), each with the fields that belong to it.
     """
     if not services.claim_run(run_id):
         logger.info("run %s is not queued; nothing to do", run_id)
@@ -198,46 +212,11 @@ def execute_run(run_id: int) -> None:
     async_to_sync(train_claimed_run)(run_id)
 
 
-# How often a running run's worker reads its cancel flag (one indexed row), so a cancel
-# lands within about this long even while LM calls hang; the heartbeat write keeps its
-# own, slower pace (settings.STUDIO_RUN_HEARTBEAT_S).
-CANCEL_POLL_S = 1.0
-
-
-async def _watch(run_id: int, callback: StudioCallback, training: asyncio.Task[None]) -> None:
-    """Send heartbeats and, once a cancel is requested, cancel the training task.
-
-    Cancelling the task cancels what it awaits: the LM calls in flight, backoff
-    sleeps, a fit between batches. A run waiting on a provider that never answers
-    is cancelled within about `CANCEL_POLL_S`, not when its calls time out.
-    """
-    loop = asyncio.get_running_loop()
-    poll = min(CANCEL_POLL_S, services.heartbeat_interval())
-    last_beat = loop.time()
-    while not training.done():
-        await asyncio.sleep(poll)
-        if callback.cancelled:
-            # Cancelled already: again, should the code it interrupted have swallowed it.
-            training.cancel()
-            continue
-        try:
-            if loop.time() - last_beat >= services.heartbeat_interval():
-                last_beat = loop.time()
-                requested = await sync_to_async(services.heartbeat)(run_id)
-            else:
-                requested = await sync_to_async(services.cancel_requested)(run_id)
-        except Exception:
-            logger.warning("run %s: heartbeat failed; retrying", run_id, exc_info=True)
-            continue
-        if requested:
-            callback.request_stop()
-            training.cancel()
-
-
 async def _evaluations(
     program: Program,
     ctx: _Context,
-    callback: StudioCallback,
+    log: RunEventLogger,
+    watcher: Watcher,
     *,
     phase: str,
 ) -> tuple[dict[str, Any], list[float]]:
@@ -254,11 +233,10 @@ async def _evaluations(
     reward_sums = [0.0] * len(ctx.x_test)
     temperature, seed, evaluations = evaluation_settings(fit_config)
     for index in range(evaluations):
-        if callback.cancelled:
-            raise RunCancelled
+        watcher.check()
         batch_size = int(fit_config.get("batch_size", 32))
         progress = EvaluationProgress(
-            callback,
+            log,
             phase=phase,
             index=index,
             evaluations=evaluations,
@@ -271,7 +249,8 @@ async def _evaluations(
             batch_size=batch_size,
             verbose=0,
             callbacks=[
-                callback,
+                log,
+                watcher,
                 _StopWhenTheModelFails(
                     ctx.language_model, rows=len(ctx.x_test), batch_size=batch_size
                 ),
@@ -289,88 +268,91 @@ async def _evaluations(
             for e in evaluation.examples
         ]
         runs.append(logs)
-        await callback.emit("evaluation", {"phase": phase, "index": index, "logs": logs})
+        await log.emit("evaluation", {"phase": phase, "index": index, "logs": logs})
     result = {
         "runs": runs,
         "summary": summarize(runs),
         "examples": examples[:MAX_STORED_EXAMPLES],
     }
-    await callback.emit("evaluation_summary", {"phase": phase, "summary": result["summary"]})
-    await callback.emit("evaluation_examples", {"phase": phase, "examples": result["examples"]})
+    await log.emit("evaluation_summary", {"phase": phase, "summary": result["summary"]})
+    await log.emit("evaluation_examples", {"phase": phase, "examples": result["examples"]})
     return jsonable(result), jsonable([total / evaluations for total in reward_sums])
 
 
 async def train_claimed_run(run_id: int) -> None:
     """Train a run this worker has claimed (state running) to its end.
 
-    The training runs as its own task beside a watcher (`_watch`) that cancels
-    it when the user cancels the run; the run then ends ``cancelled`` with the
-    events written so far.
+    The training runs under the run's `Watcher` (heartbeat, cancel): a cancelled
+    run ends ``cancelled`` with the events written so far; a run whose budget
+    ran out before training began ends ``budget_spent``; any other error fails
+    it, with the provider's name when the provider failed.
     """
-    callback = StudioCallback(run_id)
+    watcher = Watcher(Run.lifecycle, run_id)
+    log: RunEventLogger | None = None
     provider = ""
-    training: asyncio.Task[None] | None = None
-    watcher: asyncio.Task[None] | None = None
     try:
-        try:
-            ctx = await sync_to_async(_load_context)(run_id)
-            provider = ctx.run.provider.name if ctx.run.provider is not None else ""
-            training = asyncio.ensure_future(_train(ctx, callback))
-            watcher = asyncio.ensure_future(_watch(run_id, callback, training))
-            await training
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not callback.cancelled or (current is not None and current.cancelling()):
-                raise  # this worker itself is stopping, not a cancel of the run
-            raise RunCancelled from None
-    except RunCancelled:
-        await sync_to_async(Run.objects.filter(pk=run_id).update)(usage=callback.usage())
-        await sync_to_async(services.transition)(run_id, to=State.CANCELLED)
+        ctx = await sync_to_async(_load_context)(run_id)
+        provider = ctx.run.provider.name if ctx.run.provider is not None else ""
+        log = _event_logger(ctx, watcher)
+        await watcher.run(_train(ctx, log, watcher))
+    except Cancelled:
+        await _end(run_id, State.CANCELLED, log)
     except BudgetExhausted as error:
         # Spent before training began (the evaluation before it): nothing trained to store.
-        usage = callback.usage()
-        await sync_to_async(Run.objects.filter(pk=run_id).update)(usage=usage)
-        await callback.emit("budget_spent", {"cap": error.cap, "budget": usage.get("budget")})
-        await sync_to_async(services.transition)(run_id, to=State.BUDGET_SPENT, error=str(error))
+        assert log is not None  # the budget exists once the logger does
+        usage = log.usage()
+        await log.emit("budget_spent", {"cap": error.cap, "budget": usage.get("budget")})
+        await _end(run_id, State.BUDGET_SPENT, log, error=str(error))
     except Exception as error:
         logger.exception("run %s failed", run_id)
         message = redact(str(error))
         if provider and isinstance(error, LanguageModelError):
             message = f"provider {provider!r}: {message}"
-        reason = f"{type(error).__name__}: {message}"
-        with contextlib.suppress(Exception):
-            await sync_to_async(Run.objects.filter(pk=run_id).update)(usage=callback.usage())
-            await callback.emit("error", {"type": type(error).__name__, "message": message})
-        await sync_to_async(services.transition)(run_id, to=State.FAILED, error=reason)
-    finally:
-        if watcher is not None:
-            watcher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await watcher
-        if training is not None and not training.done():
-            # This worker is stopping: take the training (and its LM calls) down with it.
-            training.cancel()
-            with contextlib.suppress(BaseException):
-                await training
+        if log is not None:
+            with contextlib.suppress(Exception):
+                await log.emit("error", {"type": type(error).__name__, "message": message})
+        await _end(run_id, State.FAILED, log, error=f"{type(error).__name__}: {message}")
 
 
-async def _train(ctx: _Context, callback: StudioCallback) -> None:
+async def _end(
+    run_id: int, state: str, log: RunEventLogger | None, *, error: str = "", **fields: Any
+) -> None:
+    """The run's last state change, with its usage (and what else ``fields`` stores)."""
+    if log is not None:
+        fields["usage"] = log.usage()
+    await sync_to_async(Run.lifecycle.transition)(run_id, to=state, error=error, **fields)
+
+
+def _event_logger(ctx: _Context, watcher: Watcher) -> RunEventLogger:
+    """The run's event logger, its usage meter and (with caps) the budget of its models.
+
+    One budget is shared by every model of the run (task model, optimizer, judge,
+    embeddings), less what the run's earlier attempts spent.
+    """
+    models = [m for m in (ctx.language_model, ctx.embedding_model) if m is not None]
+    base = dict(ctx.run.usage or {})
+    caps = budget_caps(ctx.run.fit_config)
+    budget = Budget.from_usage(base, **caps) if caps is not None else None
+    for model in models:
+        model.budget = budget
+    return RunEventLogger(
+        ctx.run.pk,
+        usage=RunUsage(models, base=base, budget=budget),
+        initial_epoch=ctx.initial_epoch,
+        watcher=watcher,
+    )
+
+
+async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
     """Evaluate, fit, evaluate and store the result: the part a cancel interrupts."""
     run = ctx.run
     run_id = run.pk
-    callback.initial_epoch = callback.epoch = ctx.initial_epoch
-    callback.source_document = ctx.document
-    callback.language_models = [m for m in (ctx.language_model, ctx.embedding_model) if m]
-    callback.usage_base = dict(run.usage or {})
-    budget = _budget(run.fit_config, callback.usage_base)
-    callback.budget = budget
-    for model in callback.language_models:
-        model.budget = budget
+    budget = log.meter.budget
     if run.fit_config.get("cache", True) and hasattr(ctx.language_model, "use_cache"):
         # The owner's response cache: identical requests of their runs are answered once.
         ctx.language_model.use_cache(settings.STUDIO_LM_CACHE_DIR / f"user_{run.owner_id}")
     if ctx.resumed_from is not None:
-        await callback.emit("resumed", {"from_epoch": ctx.resumed_from, "attempt": run.attempts})
+        await log.emit("resumed", {"from_epoch": ctx.resumed_from, "attempt": run.attempts})
     program = build_program(
         ctx.document,
         run.compile_config,
@@ -378,17 +360,17 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
         restore_optimizer_state=ctx.restore_optimizer_state,
         embedding_model=ctx.embedding_model,
     )
-    callback.set_program(program)
     spent_before = budget.snapshot() if budget is not None else None
     if run.before is None:
-        before, before_rewards = await _evaluations(program, ctx, callback, phase="before")
-        await sync_to_async(Run.objects.filter(pk=run_id).update)(
+        before, before_rewards = await _evaluations(program, ctx, log, watcher, phase="before")
+        await sync_to_async(Run.lifecycle.store)(
+            run_id,
             before=before,
             before_rewards=before_rewards,
             test_rows_digest=rows_digest(ctx.x_test, ctx.y_test),
         )
         # What the evaluation spent, before training's first batch reports more.
-        await callback.emit_usage()
+        await log.report_usage()
     if budget is not None and spent_before is not None:
         # The evaluation after training is reserved up front: training may not spend
         # what the evaluation before it spent (or, on a resume, a call per test row).
@@ -415,10 +397,13 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
         # program that does worse than its start on the validation rows.
         validate_start=True,
         verbose=0,
-        callbacks=[callback],
+        callbacks=[
+            log,
+            CheckpointWriter(run_id, source_document=ctx.document, watcher=watcher),
+            watcher,
+        ],
     )
-    if callback.cancelled:
-        raise RunCancelled
+    watcher.check()
     # Training kept its best variables; the held-back share now pays for their evaluation.
     spent = budget is not None and budget.exhausted is not None
     after: dict[str, Any] | None = None
@@ -426,40 +411,19 @@ async def _train(ctx: _Context, callback: StudioCallback) -> None:
     if budget is not None:
         budget.release()
     try:
-        after, after_rewards = await _evaluations(program, ctx, callback, phase="after")
+        after, after_rewards = await _evaluations(program, ctx, log, watcher, phase="after")
     except BudgetExhausted:
         spent = True  # the evaluation needed more than was held back: stored without it
-    trained = jsonable(storable_document(program.to_json(), ctx.document))
-    usage = callback.usage()
-    await sync_to_async(Run.objects.filter(pk=run_id).update)(
-        after=after, after_rewards=after_rewards, trained_document=trained, usage=usage
-    )
-    await callback.emit("usage", usage)
+    results = {
+        "after": after,
+        "after_rewards": after_rewards,
+        "trained_document": jsonable(storable_document(program.to_json(), ctx.document)),
+    }
+    await log.emit("usage", log.usage())
     if spent and budget is not None:
         cap = budget.exhausted or "calls"
-        await callback.emit("budget_spent", {"cap": cap, "budget": budget.snapshot()})
+        await log.emit("budget_spent", {"cap": cap, "budget": budget.snapshot()})
         message = f"budget spent: the cap on {cap} was reached; the best program so far is stored"
-        await sync_to_async(services.transition)(run_id, to=State.BUDGET_SPENT, error=message)
+        await _end(run_id, State.BUDGET_SPENT, log, error=message, **results)
         return
-    await sync_to_async(services.transition)(run_id, to=State.SUCCEEDED)
-
-
-def _budget(fit_config: dict[str, Any], spent: dict[str, Any]) -> Budget | None:
-    """The run's `Budget` (None without caps), less what its earlier attempts spent.
-
-    One budget is shared by every model of the run (task model, optimizer, judge,
-    embeddings). Requests sent = calls - cache hits + retries.
-    """
-    caps = budget_caps(fit_config)
-    if caps is None:
-        return None
-    budget = Budget(**caps)
-    budget.calls = max(
-        0,
-        int(spent.get("calls", 0))
-        - int(spent.get("cached_calls", 0))
-        + int(spent.get("retries", 0)),
-    )
-    budget.tokens = int(spent.get("total_tokens", 0))
-    budget.cost = float(spent.get("cost", 0.0))
-    return budget
+    await _end(run_id, State.SUCCEEDED, log, **results)

@@ -39,7 +39,7 @@ from studio.accounts.models import SavedDataModel
 from studio.datasets.models import Dataset
 from studio.programs.models import Program
 from studio.providers.models import Provider
-from studio.runs.events import record_event
+from studio.runs.events import RUN_EVENTS
 from studio.runs.models import Checkpoint, Run
 from tests.studio.runs.factories import (
     COMPILE_CONFIG,
@@ -91,7 +91,7 @@ def owner(db, django_user_model) -> Any:
         fit_config={"epochs": 1},
     )
     for batch in range(3):
-        record_event(run.pk, "batch", {"batch": batch, "reward": 0.5})
+        RUN_EVENTS.record(run.pk, "batch", {"batch": batch, "reward": 0.5})
     Checkpoint.objects.create(run=run, epoch=1, document=program_document(), logs={"reward": 1})
     SavedDataModel.objects.create(
         owner=user,

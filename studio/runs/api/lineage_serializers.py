@@ -1,6 +1,6 @@
 """Serializers of a run's candidate lineage (`GET /api/runs/{id}/lineage/`).
 
-What they describe is built by `studio.runs.candidate_lineage.run_lineage`; they
+What they describe is built by `studio.runs.optimizer_lineage.run_lineage`; they
 exist so the schema (and the browser's generated types) says what each field is.
 """
 

@@ -13,9 +13,9 @@ from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
 from studio.providers.models import Provider
 from studio.runs.config import SUPPLIED_NEEDS
-from studio.runs.lineage import inherited_epochs
+from studio.runs.fork_history import inherited_epochs
 from studio.runs.models import Checkpoint, Run, RunEvent
-from studio.runs.naming import optimizer_name
+from studio.runs.optimizer_names import optimizer_name
 from studio.runs.significance import run_gain
 
 

@@ -33,11 +33,11 @@ from studio.runs.api.serializers import (
     RunSerializer,
     ThroughputSerializer,
 )
-from studio.runs.candidate_lineage import run_lineage
 from studio.runs.catalogue import run_catalogue
 from studio.runs.compare import compare_runs
 from studio.runs.models import Run
-from studio.runs.naming import optimizer_spellings
+from studio.runs.optimizer_lineage import run_lineage
+from studio.runs.optimizer_names import optimizer_spellings
 from studio.runs.throughput import provider_throughput
 
 EVENTS_PAGE_DEFAULT = 500

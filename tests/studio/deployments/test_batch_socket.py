@@ -10,9 +10,9 @@ from channels.layers import get_channel_layer
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
-from studio.deployments import events, services
+from studio.deployments import services
 from studio.deployments.batch import start_batch
-from studio.deployments.groups import batch_group
+from studio.deployments.events import BATCH_EVENTS
 from studio.deployments.models import BatchJob
 from studio.realtime.routing import websocket_urlpatterns
 from tests.studio.deployments.factories import make_dataset, make_provider, make_run
@@ -38,7 +38,7 @@ def communicator(job: BatchJob, user: Any, query: str = "") -> WebsocketCommunic
 async def test_progress_is_replayed_then_streamed_live_in_seq_order(user):
     job = await make_job(user)  # its "queued" state event is stored: seq 1
     progress = {"processed": 2, "total": 4, "failures": 0}
-    await database_sync_to_async(events.record_event)(job.pk, "progress", progress)
+    await database_sync_to_async(BATCH_EVENTS.record)(job.pk, "progress", progress)
     comm = communicator(job, user)
     assert (await comm.connect())[0]
     first, second, replayed = [await comm.receive_json_from(timeout=5) for _ in range(3)]
@@ -48,7 +48,7 @@ async def test_progress_is_replayed_then_streamed_live_in_seq_order(user):
 
     # Written by "the worker": the embedded layer finds the row in the BatchEvent table.
     done = {"processed": 4, "total": 4, "failures": 0}
-    await database_sync_to_async(events.emit)(job.pk, "progress", done)
+    await database_sync_to_async(BATCH_EVENTS.emit_sync)(job.pk, "progress", done)
     live = await comm.receive_json_from(timeout=5)
     assert (live["type"], live["batch"], live["seq"], live["payload"]) == ("event", job.pk, 3, done)
     assert "run" not in live
@@ -61,10 +61,10 @@ async def test_live_messages_travel_on_the_jobs_group_through_a_real_layer(user,
     comm = communicator(job, user, "?after=1")
     await comm.connect()
     assert await comm.receive_json_from(timeout=5) == {"type": "replayed", "last_seq": 1}
-    message = await database_sync_to_async(events.record_event)(
+    message = await database_sync_to_async(BATCH_EVENTS.record)(
         job.pk, "progress", {"processed": 1}
     )
-    await events.publish(message)
+    await BATCH_EVENTS.publish(message)
     live = await comm.receive_json_from(timeout=5)
     assert (live["seq"], live["kind"]) == (2, "progress")
     await comm.disconnect()
@@ -76,4 +76,4 @@ async def test_another_users_job_is_not_found(user, other_user):
     await comm.connect()
     assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": 4404}
     await comm.wait()
-    assert not get_channel_layer().groups.get(batch_group(job.pk))
+    assert not get_channel_layer().groups.get(BATCH_EVENTS.group(job.pk))

@@ -227,10 +227,10 @@ def _emit(run_id: int, count: int, rate: float) -> None:
     import django
 
     django.setup()
-    from studio.runs.events import emit_sync
+    from studio.runs.events import RUN_EVENTS
 
     for index in range(count):
-        emit_sync(run_id, "bench", {"index": index})
+        RUN_EVENTS.emit_sync(run_id, "bench", {"index": index})
         time.sleep(1.0 / rate)
 
 

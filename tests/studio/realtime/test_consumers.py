@@ -12,8 +12,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
 
 from studio.realtime.routing import websocket_urlpatterns
-from studio.runs.events import emit_sync, event_message, record_event
-from studio.runs.groups import run_group
+from studio.runs.events import RUN_EVENTS
 from studio.runs.models import Run, RunEvent
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_version
 
@@ -35,7 +34,7 @@ def make_run(owner: Any) -> Run:
 
 @database_sync_to_async
 def store(run: Run, n: int) -> list[dict[str, Any]]:
-    return [record_event(run.pk, "batch", {"batch": i}) for i in range(n)]
+    return [RUN_EVENTS.record(run.pk, "batch", {"batch": i}) for i in range(n)]
 
 
 def communicator(run: Run, user: Any, query: str = "") -> WebsocketCommunicator:
@@ -65,7 +64,7 @@ async def test_replays_stored_events_after_the_given_seq_then_streams_live_ones(
     assert replay[0]["kind"] == "batch" and replay[0]["payload"] == {"batch": 1}
 
     # Written by "another process": the embedded layer finds it in the table.
-    await database_sync_to_async(emit_sync)(run.pk, "epoch", {"epoch": 0})
+    await database_sync_to_async(RUN_EVENTS.emit_sync)(run.pk, "epoch", {"epoch": 0})
     live = await comm.receive_json_from(timeout=5)
     assert (live["seq"], live["kind"], live["payload"]) == (4, "epoch", {"epoch": 0})
     assert isinstance(live["ts"], float)
@@ -85,7 +84,7 @@ async def test_another_users_run_is_not_found_and_nobody_signed_in_is_forbidden(
         closed = await comm.receive_output(timeout=5)
         assert closed == {"type": "websocket.close", "code": code}
         await comm.wait()
-    assert not get_channel_layer().groups.get(run_group(run.pk))  # never joined the group
+    assert not get_channel_layer().groups.get(RUN_EVENTS.group(run.pk))  # never joined the group
 
 
 async def test_a_missing_run_is_not_found(user):
@@ -107,14 +106,14 @@ async def test_live_duplicates_are_dropped_and_a_lost_message_is_fetched(user, s
     assert (await comm.receive_json_from(timeout=5))["type"] == "replayed"
 
     # A message the replay already covered arrives late: dropped.
-    await layer.group_send(run_group(run.pk), first[1])
+    await layer.group_send(RUN_EVENTS.group(run.pk), first[1])
     assert await comm.receive_nothing(timeout=0.2)
     # Events 3 and 4 are stored but only 4's message arrives: 3 comes from the table first.
     _, fourth = await store(run, 2)
-    await layer.group_send(run_group(run.pk), fourth)
+    await layer.group_send(RUN_EVENTS.group(run.pk), fourth)
     assert [m["seq"] for m in await receive_events(comm, 2)] == [3, 4]
     # And 4 delivered again is dropped too.
-    await layer.group_send(run_group(run.pk), fourth)
+    await layer.group_send(RUN_EVENTS.group(run.pk), fourth)
     assert await comm.receive_nothing(timeout=0.2)
     await comm.disconnect()
 
@@ -139,9 +138,9 @@ def test_an_event_message_carries_what_the_client_needs(user):
         compile_config=COMPILE_CONFIG,
         fit_config={},
     )
-    message = record_event(run.pk, "state", {"state": "queued"})
+    message = RUN_EVENTS.record(run.pk, "state", {"state": "queued"})
     event = RunEvent.objects.get(run=run, seq=1)
-    assert message == event_message(event)
+    assert message == RUN_EVENTS.message(event)
     assert message["type"] == "run.event" and message["run"] == run.pk
 
 

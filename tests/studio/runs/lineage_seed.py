@@ -2,7 +2,7 @@
 
 The events are real: the capitals program is fitted in-process by OMEGA (scripted
 language models, no server), on the run's own training split, and every optimizer
-event it emits is stored as the `StudioCallback` would store it. Crossovers happen
+event it emits is stored as the `RunEventLogger` would store it. Crossovers happen
 from the second epoch on (``merging_rate=1``).
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 import optimizer_core as synalinks
 from optimizer_core.programs import Program
 from optimizer_core.testing.students import capitals_task
-from studio.runs import adapters
-from studio.runs.callback import jsonable
+from studio.runs import resources
+from studio.runs.callbacks import jsonable
 from studio.runs.models import Run, RunEvent
 from tests.studio.runs.factories import (
     COMPILE_CONFIG,
@@ -84,7 +84,7 @@ def seed_omega_run(owner: Any, *, name: str = "omega lineage") -> Run:
         state=Run.State.SUCCEEDED,
         current_epoch=FIT["epochs"],
     )
-    x, y = adapters.load_examples(run.dataset, split="train")
+    x, y = resources.load_examples(run.dataset, split="train")
     program, recorder = asyncio.run(_fit(program_document(), x, y))
     run.trained_document = jsonable(program.to_json())
     run.save(update_fields=["trained_document"])

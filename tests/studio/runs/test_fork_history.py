@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from studio.runs.lineage import inherited_epochs
+from studio.runs.fork_history import inherited_epochs
 from studio.runs.models import Checkpoint, Run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provider, make_version
 

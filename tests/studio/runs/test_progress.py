@@ -8,14 +8,14 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from studio.runs import services
-from studio.runs.callback import EvaluationProgress
+from studio.runs.callbacks import EvaluationProgress
 from studio.runs.models import Run, RunEvent
 from studio.runs.training import execute_run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provider, make_version
 
 
 class Recorder:
-    """Stands in for `StudioCallback`: keeps what would be emitted."""
+    """Stands in for `RunEventLogger`: keeps what would be emitted."""
 
     def __init__(self) -> None:
         self.sent: list[tuple[str, dict[str, Any]]] = []

@@ -21,9 +21,10 @@ import pytest
 from asgiref.sync import async_to_sync, sync_to_async
 
 from optimizer_core.testing.scripted_server import ScriptedServer
+from studio.common import lifecycle
 from studio.providers import crypto, redaction
 from studio.providers.redaction import RedactSecretsFilter
-from studio.runs import services, training
+from studio.runs import services
 from studio.runs.models import Run, RunEvent
 from studio.runs.training import execute_run, train_claimed_run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provider, make_version
@@ -184,5 +185,5 @@ def test_a_silent_provider_fails_the_run_at_the_total_timeout_naming_it(user, sc
 
 
 def test_the_cancel_poll_is_short_and_the_heartbeat_keeps_its_pace(settings):
-    assert training.CANCEL_POLL_S <= 1.0
-    assert services.heartbeat_interval() == settings.STUDIO_RUN_HEARTBEAT_S
+    assert lifecycle.CANCEL_POLL_S <= 1.0
+    assert lifecycle.heartbeat_interval() == settings.STUDIO_RUN_HEARTBEAT_S

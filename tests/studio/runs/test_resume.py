@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 
 from studio.runs import services
-from studio.runs.callback import StudioCallback
+from studio.runs.callbacks import CheckpointWriter
 from studio.runs.models import Run, RunEvent
 from studio.runs.training import execute_run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provider, make_version
@@ -94,14 +94,14 @@ def outcome(run: Run) -> dict[str, Any]:
 
 
 def kill_worker_after(monkeypatch: pytest.MonkeyPatch, dead_epoch: int) -> None:
-    original = StudioCallback.on_epoch_end
+    original = CheckpointWriter.on_epoch_end
 
-    async def dies(self: StudioCallback, epoch: int, logs: dict[str, Any] | None = None) -> None:
+    async def dies(self: CheckpointWriter, epoch: int, logs: dict[str, Any] | None = None) -> None:
         await original(self, epoch, logs)
         if epoch == dead_epoch:
             raise WorkerKilled
 
-    monkeypatch.setattr(StudioCallback, "on_epoch_end", dies)
+    monkeypatch.setattr(CheckpointWriter, "on_epoch_end", dies)
 
 
 @pytest.mark.parametrize("dead_epoch", [0, 1])

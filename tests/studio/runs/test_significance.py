@@ -10,7 +10,7 @@ import pytest
 
 from optimizer_core.testing.scripted_server import ScriptedServer
 from optimizer_core.testing.students import FewShotStudent, capitals_task
-from studio.runs import adapters, services
+from studio.runs import resources, services
 from studio.runs.models import Run
 from studio.runs.significance import resamples_for, rows_digest
 from studio.runs.training import execute_run
@@ -46,7 +46,7 @@ def test_each_test_rows_reward_is_stored_before_and_after_in_row_order(user, scr
     dataset = make_dataset(user, rows=40, test_fraction=0.5)
     run = run_on(user, scripted_server, dataset)
 
-    x_test, y_test = adapters.load_examples(dataset, split="test")
+    x_test, y_test = resources.load_examples(dataset, split="test")
     assert len(run.before_rewards) == len(run.after_rewards) == len(x_test) == 20
     for phase, rewards in (("before", run.before_rewards), ("after", run.after_rewards)):
         stored = getattr(run, phase)["examples"]

@@ -11,8 +11,9 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from optimizer_core.programs import Program
-from studio.runs import services, training
-from studio.runs.callback import StudioCallback
+from studio.common import lifecycle
+from studio.runs import services
+from studio.runs.callbacks import CheckpointWriter
 from studio.runs.models import Run, RunEvent
 from studio.runs.training import execute_run, train_claimed_run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provider, make_version
@@ -100,7 +101,7 @@ def test_a_run_trains_to_success_and_reports_every_step(
 def test_cancel_stops_a_running_run_at_the_next_batch(user, scripted_server, monkeypatch, settings):
     # Only the batch-end check acts here: the watcher that cancels at once (see
     # test_provider_faults) is slowed down out of the way.
-    monkeypatch.setattr(training, "CANCEL_POLL_S", 3600.0)
+    monkeypatch.setattr(lifecycle, "CANCEL_POLL_S", 3600.0)
     settings.STUDIO_RUN_HEARTBEAT_S = 3600.0
     run = start(user, scripted_server)
     assert services.claim_run(run.pk)
@@ -178,17 +179,17 @@ def test_a_run_whose_worker_died_resumes_from_its_last_checkpoint(
     user, scripted_server, monkeypatch, enqueued, django_capture_on_commit_callbacks
 ):
     run = start(user, scripted_server, fit={**FIT, "epochs": 3})
-    original = StudioCallback.on_epoch_end
+    original = CheckpointWriter.on_epoch_end
 
     async def dies_after_first_epoch(self, epoch, logs=None):
         await original(self, epoch, logs)
         if epoch == 0:
             raise WorkerKilled
 
-    monkeypatch.setattr(StudioCallback, "on_epoch_end", dies_after_first_epoch)
+    monkeypatch.setattr(CheckpointWriter, "on_epoch_end", dies_after_first_epoch)
     with pytest.raises(WorkerKilled):
         execute_run(run.pk)
-    monkeypatch.setattr(StudioCallback, "on_epoch_end", original)
+    monkeypatch.setattr(CheckpointWriter, "on_epoch_end", original)
     run.refresh_from_db()
     assert run.state == Run.State.RUNNING
     assert list(run.checkpoints.values_list("epoch", flat=True)) == [1]
