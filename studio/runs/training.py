@@ -30,10 +30,9 @@ import numpy as np
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 
-from optimizer_core.callbacks import Callback
-from optimizer_core.exceptions import AuthenticationError, BudgetExhausted, LanguageModelError
+from optimizer_core.exceptions import BudgetExhausted, LanguageModelError
 from optimizer_core.language_models import Budget
-from optimizer_core.programs import Program
+from optimizer_core.programs import FailureRule, Program
 from studio.common.lifecycle import Cancelled, Watcher
 from studio.programs.documents import load_program, storable_document
 from studio.providers.redaction import redact
@@ -88,46 +87,9 @@ def build_program(
     return program
 
 
-class _StopWhenTheModelFails(Callback):
-    """Ends an evaluation with the model's error once every row of a batch failed because of it.
-
-    As `fit` does, rather than wait out each remaining batch of a provider that is down.
-
-    Args:
-        language_model: the program's model.
-        rows: the rows evaluated.
-        batch_size: rows per batch.
-    """
-
-    def __init__(self, language_model: Any, *, rows: int, batch_size: int) -> None:
-        super().__init__()
-        self.language_model = language_model
-        self.rows = rows
-        self.batch_size = batch_size
-        self.failed_calls = 0
-        self.failures = 0
-
-    def on_test_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-        self.failed_calls = self.language_model.usage.failures
-
-    def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-        failures = int((logs or {}).get("failures", 0))
-        in_batch = min(self.batch_size, self.rows - batch * self.batch_size)
-        if failures - self.failures >= in_batch:
-            _raise_if_the_model_failed(self.language_model, self.failed_calls, in_batch)
-        self.failures = failures
-
-
-def _raise_if_the_model_failed(language_model: Any, failed_calls_before: int, rows: int) -> None:
-    cause = getattr(language_model, "last_error", None)
-    if cause is None or language_model.usage.failures <= failed_calls_before:
-        return  # the rows failed for another reason (the program's own)
-    if isinstance(cause, AuthenticationError):
-        raise cause
-    raise type(cause)(
-        f"{rows} predictions in a row failed in an evaluation; last error: {cause}",
-        model=cause.model,
-    ) from cause
+# An evaluation ends with the model's error as soon as one batch of it failed whole, rather
+# than wait out each remaining batch of a provider that is down (fit keeps its default rule).
+EVALUATION_FAILURES = FailureRule(whole_batch=True)
 
 
 def summarize(runs: list[dict[str, float]]) -> dict[str, dict[str, float]]:
@@ -251,11 +213,9 @@ async def _evaluations(
             callbacks=[
                 log,
                 watcher,
-                _StopWhenTheModelFails(
-                    ctx.language_model, rows=len(ctx.x_test), batch_size=batch_size
-                ),
                 progress,
             ],
+            failure_rule=EVALUATION_FAILURES,
             return_examples=True,
             temperature=temperature,
             seed=seed,
