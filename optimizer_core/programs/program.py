@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import io
-import json
 import os
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -17,6 +15,18 @@ from optimizer_core.programs.best_epoch import snapshot
 from optimizer_core.programs.fit_state import FitState
 from optimizer_core.programs.results import Trace, TraceStep
 from optimizer_core.programs.trainer import Trainer
+from optimizer_core.programs.variable_files import (
+    FORMAT_VERSION,
+    NO_SUCH_VARIABLE,
+    check_document,
+    json_path,
+    load_variables,
+    read_json,
+    save_variables,
+    short_error,
+    variables_layout,
+    write_json,
+)
 from optimizer_core.rewards.program_as_judge import JudgeProgram
 from optimizer_core.saving.document_check import check_names
 from optimizer_core.saving.object_registry import (
@@ -26,8 +36,6 @@ from optimizer_core.saving.object_registry import (
 )
 from optimizer_core.saving.paths import locate, place_error
 from optimizer_core.variables import Variable
-
-FORMAT_VERSION = 1
 
 
 class Program(Trainer):
@@ -196,7 +204,7 @@ class Program(Trainer):
             except Exception as error:
                 raise DataError(
                     f"{where} does not match the program's input DataModel "
-                    f"{model.__name__}: {_short_error(error)}"
+                    f"{model.__name__}: {short_error(error)}"
                 ) from error
         return coerced
 
@@ -403,7 +411,7 @@ class Program(Trainer):
                 says which (``program.modules[1].module.config.temperature``,
                 ``variables.generator/state``, ``compile_config.reward``).
         """
-        _check_document(document, "optimizer_core.program")
+        check_document(document, "optimizer_core.program")
         with safe_mode_scope(safe_mode):
             if safe_mode:
                 check_names(document.get("program"), "program")
@@ -438,8 +446,8 @@ class Program(Trainer):
 
     def save(self, filepath: str | os.PathLike[str]) -> None:
         """Write architecture, compile config, variables and optimizer state to a ``.json`` file."""
-        path = _json_path(filepath, "filepath")
-        _write_json(path, self.to_json())
+        path = json_path(filepath, "filepath")
+        write_json(path, self.to_json())
 
     @classmethod
     def load(cls, filepath: str | os.PathLike[str], *, safe_mode: bool = True) -> Program:
@@ -449,8 +457,8 @@ class Program(Trainer):
             filepath: a ``.json`` file written by `save`.
             safe_mode: see `from_json`.
         """
-        path = _json_path(filepath, "filepath")
-        return cls.from_json(_read_json(path), safe_mode=safe_mode)
+        path = json_path(filepath, "filepath")
+        return cls.from_json(read_json(path), safe_mode=safe_mode)
 
     def get_variables_json(self) -> JsonDict:
         return {v.name: v.get_json() for v in self.variables}
@@ -469,13 +477,13 @@ class Program(Trainer):
                 f"program {self.name!r} has no variable(s) {unknown}; it has {sorted(known)}",
                 path=f"variables.{unknown[0]}",
                 paths=[f"variables.{name}" for name in unknown],
-                reason=_NO_SUCH_VARIABLE,
+                reason=NO_SUCH_VARIABLE,
             )
         for name, value in variables.items():
             try:
                 known[name].load_json(value)
             except Exception as error:
-                reason = _short_error(error)
+                reason = short_error(error)
                 raise SerializationError(
                     f"variable {name!r}: {reason}", path=f"variables.{name}", reason=reason
                 ) from error
@@ -483,30 +491,10 @@ class Program(Trainer):
     def get_variables_layout(self) -> list[JsonDict]:
         """Where each variable sits in the graph, independent of generated names.
 
-        One entry per variable, in `variables` order: ``variable`` (its name),
-        ``module`` (its module's name), ``module_index`` (the module's position in
-        the topological order, Inputs included), ``module_class`` and ``path`` (the
-        variable's name within its module, ``state`` for ``generator_1/state``).
-        `load_variables` matches by this when the names differ, the way Keras 3
-        names saved weights by their place in the model rather than by layer name.
+        See `variable_files.variables_layout`: `load_variables` matches by it when
+        the names differ.
         """
-        layout: list[JsonDict] = []
-        seen: set[int] = set()
-        for index, (module, _, _) in enumerate(self._order):
-            if id(module) in seen:
-                continue
-            seen.add(id(module))
-            for variable in module.variables:
-                layout.append(
-                    {
-                        "variable": variable.name,
-                        "module": module.name,
-                        "module_index": index,
-                        "module_class": type(module).__name__,
-                        "path": _path_in_module(module.name, variable.name),
-                    }
-                )
-        return layout
+        return variables_layout(self.modules)
 
     def save_variables(self, filepath: str | os.PathLike[str]) -> None:
         """Write only the variables (trainable fields and optimizer bookkeeping).
@@ -514,116 +502,19 @@ class Program(Trainer):
         The file keys variables by name and also records their `get_variables_layout`,
         so `load_variables` can load it into a program rebuilt with other names.
         """
-        path = _json_path(filepath, "filepath")
-        _write_json(
-            path,
-            {
-                "format_version": FORMAT_VERSION,
-                "kind": "optimizer_core.variables",
-                "program": self.name,
-                "variables": self.get_variables_json(),
-                "layout": self.get_variables_layout(),
-            },
-        )
+        save_variables(self, filepath)
 
     def load_variables(self, filepath: str | os.PathLike[str]) -> None:
         """Read variables written by `save_variables` (or a program file) into this program.
 
-        Variables are matched by name when every saved name exists here. Otherwise
-        (a program rebuilt in a notebook gets ``generator_1`` where the file says
-        ``generator``) they are matched by structure: the module's position in the
-        graph, its class and the variable's name within it. A file without a layout
-        (written before layouts were saved) is matched by the order of the modules
-        holding variables and their names less any ``_<n>`` suffix. When neither
-        matches, the error says what differs.
+        Matched by name when every saved name exists here, else by their place in
+        the graph (see `variable_files.load_variables`); when neither matches, the
+        error says what differs.
 
         Args:
             filepath: a ``.json`` file written by `save_variables` or `save`.
         """
-        path = _json_path(filepath, "filepath")
-        document = _read_json(path)
-        variables = document.get("variables") or {}
-        if not isinstance(variables, dict):
-            raise SerializationError(
-                f"{path}: `variables` must be an object keyed by name", path="variables"
-            )
-        if document.get("kind") == "optimizer_core.program":
-            _check_document(document, "optimizer_core.program")
-            layout = _layout_from_program_config(document.get("program"), list(variables))
-        else:
-            _check_document(document, "optimizer_core.variables")
-            layout = document.get("layout")
-            if layout is not None and not _is_layout(layout):
-                raise SerializationError(
-                    f"{path}: `layout` must be a list of objects with `variable`, `module`, "
-                    "`module_index`, `module_class` and `path`",
-                    path="layout",
-                )
-        known = {v.name for v in self.variables}
-        if set(variables) <= known:
-            self.set_variables_json(variables)
-            return
-        renamed = self._match_variables_by_structure(list(variables), layout)
-        for saved_name, name in renamed.items():
-            try:
-                self.get_variable(name).load_json(variables[saved_name])
-            except Exception as error:
-                reason = _short_error(error)
-                raise SerializationError(
-                    f"variable {name!r} (saved as {saved_name!r}): {reason}",
-                    path=f"variables.{saved_name}",
-                    reason=reason,
-                ) from error
-
-    def _match_variables_by_structure(
-        self, saved_names: list[str], layout: list[JsonDict] | None
-    ) -> dict[str, str]:
-        """Map each saved variable name to this program's variable in the same place."""
-        if layout is not None:
-            saved = [
-                (
-                    (e["module_index"], e["module_class"], e["path"]),
-                    e["variable"],
-                    e["module"],
-                )
-                for e in layout
-                if e["variable"] in saved_names
-            ]
-            here = [
-                ((e["module_index"], e["module_class"], e["path"]), e["variable"], e["module"])
-                for e in self.get_variables_layout()
-            ]
-            unplaced = sorted(set(saved_names) - {name for _, name, _ in saved})
-        else:
-            saved = _layout_from_names(saved_names)
-            here = _layout_from_names([v.name for v in self.variables])
-            unplaced = []
-        by_key = {key: name for key, name, _ in here}
-        saved_keys = [key for key, _, _ in saved]
-        if (
-            not unplaced
-            and len(set(saved_keys)) == len(saved_keys)
-            and set(saved_keys) == set(by_key)
-        ):
-            return {name: by_key[key] for key, name, _ in saved}
-        unknown = sorted(set(saved_names) - {v.name for v in self.variables})
-        differences = _structure_differences(saved, here, by_class=layout is not None)
-        if unplaced:
-            differences.append(f"the file's layout does not place {unplaced}")
-        how = (
-            "module position in the graph, class, variable name"
-            if layout is not None
-            else "the file has no layout: order of the modules holding variables, "
-            "their names less any '_<n>' suffix"
-        )
-        raise SerializationError(
-            f"program {self.name!r} has no variable(s) {unknown}; it has "
-            f"{sorted(v.name for v in self.variables)}. By structure ({how}) they differ "
-            "too: " + "; ".join(differences or ["the file places a variable twice"]),
-            path=f"variables.{unknown[0]}" if unknown else "variables",
-            paths=[f"variables.{name}" for name in unknown] or ["variables"],
-            reason=f"{_NO_SUCH_VARIABLE}, by name or by structure",
-        )
+        load_variables(self, filepath)
 
     def __repr__(self) -> str:
         return f"<Program {self.name}: {len(self.modules)} modules>"
@@ -661,161 +552,8 @@ def _is_coroutine(value: Any) -> bool:
     return False
 
 
-_NUMERIC_SUFFIX = re.compile(r"_\d+$")
-_NO_SUCH_VARIABLE = "no module of the program has this variable"
-
-# One variable's place: (structural key, variable name, module name).
-_Placed = tuple[tuple[Any, ...], str, str]
-
-
-def _path_in_module(module_name: str, variable_name: str) -> str:
-    prefix = f"{module_name}/"
-    return variable_name[len(prefix) :] if variable_name.startswith(prefix) else variable_name
-
-
-def _is_layout(layout: Any) -> bool:
-    fields = {"variable": str, "module": str, "module_index": int, "module_class": str, "path": str}
-    return isinstance(layout, list) and all(
-        isinstance(entry, dict)
-        and all(isinstance(entry.get(key), kind) for key, kind in fields.items())
-        for entry in layout
-    )
-
-
-def _layout_from_program_config(config: Any, variable_names: list[str]) -> list[JsonDict] | None:
-    """A program document's variable layout, read from its module list (same order as
-    `Program.get_config` writes it); None when the document has no usable module list."""
-    modules = config.get("modules") if isinstance(config, dict) else None
-    if not isinstance(modules, list):
-        return None
-    layout: list[JsonDict] = []
-    seen: set[str] = set()
-    for index, entry in enumerate(modules):
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
-            return None
-        name = entry["name"]
-        if name in seen:
-            continue
-        seen.add(name)
-        serialized = entry.get("module")
-        class_name = serialized.get("class_name") if isinstance(serialized, dict) else None
-        for variable in variable_names:
-            if variable.startswith(f"{name}/"):
-                layout.append(
-                    {
-                        "variable": variable,
-                        "module": name,
-                        "module_index": index,
-                        "module_class": str(class_name),
-                        "path": _path_in_module(name, variable),
-                    }
-                )
-    return layout
-
-
-def _layout_from_names(names: list[str]) -> list[_Placed]:
-    """Places read from ``module/variable`` names alone: the module's rank among the
-    modules holding variables, its name less a generated ``_<n>`` suffix, the rest."""
-    ranks: dict[str, int] = {}
-    placed: list[_Placed] = []
-    for name in names:
-        module, _, path = name.rpartition("/")
-        rank = ranks.setdefault(module, len(ranks))
-        placed.append(((rank, _NUMERIC_SUFFIX.sub("", module), path), name, module))
-    return placed
-
-
-def _structure_differences(
-    saved: list[_Placed], here: list[_Placed], *, by_class: bool
-) -> list[str]:
-    """What differs, module by module (by position), between two lists of places."""
-
-    def groups(placed: list[_Placed]) -> dict[int, tuple[str, str, list[str]]]:
-        result: dict[int, tuple[str, str, list[str]]] = {}
-        for (index, kind, path), _, module in placed:
-            result.setdefault(index, (str(kind), module, []))[2].append(str(path))
-        return result
-
-    saved_groups, here_groups = groups(saved), groups(here)
-    label = "module" if by_class else "variable-holding module"
-
-    def describe(kind: str, module: str) -> str:
-        return f"{kind} {module!r}" if by_class else repr(module)
-
-    differences: list[str] = []
-    for index in sorted(set(saved_groups) | set(here_groups)):
-        s, h = saved_groups.get(index), here_groups.get(index)
-        if h is None and s is not None:
-            differences.append(
-                f"{label} #{index} ({describe(s[0], s[1])}, variables {s[2]}) "
-                "is in the file but not in this program"
-            )
-        elif s is None and h is not None:
-            differences.append(
-                f"{label} #{index} ({describe(h[0], h[1])}, variables {h[2]}) "
-                "is in this program but not in the file"
-            )
-        elif s is not None and h is not None and s[0] != h[0]:
-            what = "a " if by_class else ""
-            differences.append(
-                f"{label} #{index} is {what}{describe(s[0], s[1])} in the file "
-                f"but {what}{describe(h[0], h[1])} here"
-            )
-        elif s is not None and h is not None and sorted(s[2]) != sorted(h[2]):
-            differences.append(
-                f"{label} #{index} ({describe(h[0], h[1])}) holds variables {s[2]} "
-                f"in the file but {h[2]} here"
-            )
-    return differences
-
-
 def _as_json(value: Any) -> Any:
     """A module's input or output as JSON (a list of them for several)."""
     if isinstance(value, list | tuple):
         return [_as_json(item) for item in value]
     return to_json(value)
-
-
-def _short_error(error: Exception) -> str:
-    text = str(error)
-    return text if len(text) < 600 else text[:600] + "..."
-
-
-def _json_path(filepath: str | os.PathLike[str], argument: str) -> str:
-    path = os.fspath(filepath)
-    if not path.endswith(".json"):
-        raise ValueError(f"`{argument}` must end with '.json', got {path!r}")
-    return path
-
-
-def _write_json(path: str, document: JsonDict) -> None:
-    folder = os.path.dirname(path)
-    if folder:
-        os.makedirs(folder, exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump(document, handle, indent=2, ensure_ascii=False)
-    os.replace(tmp, path)
-
-
-def _read_json(path: str) -> JsonDict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except json.JSONDecodeError as error:
-        raise SerializationError(f"{path} is not valid JSON: {error}") from error
-    if not isinstance(document, dict):
-        raise SerializationError(f"{path}: expected a JSON object at the top level")
-    return document
-
-
-def _check_document(document: JsonDict, kind: str) -> None:
-    found = document.get("kind")
-    if found != kind:
-        raise SerializationError(f"expected a {kind!r} document, got kind {found!r}", path="kind")
-    version = document.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise SerializationError(
-            f"unsupported format_version {version!r} (this library reads up to {FORMAT_VERSION})",
-            path="format_version",
-        )
