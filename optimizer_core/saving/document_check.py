@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from optimizer_core.saving.naming import quoted
 from optimizer_core.saving.object_registry import RefusedObjectError, lookup_registered
 from optimizer_core.saving.paths import join_key, locate, place_error
 
@@ -29,11 +30,6 @@ def _looks_serialised(node: dict[str, Any]) -> bool:
     return isinstance(node.get("class_name"), str) and any(key in node for key in _NAME_KEYS)
 
 
-def _short(name: Any) -> str:
-    text = repr(name)
-    return text if len(text) <= 200 else text[:197] + "..."
-
-
 def _check_one(node: dict[str, Any], path: str) -> RefusedObjectError | None:
     class_name = node["class_name"]
     if class_name == "function":
@@ -41,14 +37,14 @@ def _check_one(node: dict[str, Any], path: str) -> RefusedObjectError | None:
         found = lookup_registered(name) if isinstance(name, str) else None
         if found is None:
             return RefusedObjectError(
-                f"refusing function {_short(name)}: safe mode loads only registered functions",
+                f"refusing function {quoted(name)}: safe mode loads only registered functions",
                 name=str(name),
                 path=path,
                 config=node,
             )
         if inspect.isclass(found) or not callable(found):
             return RefusedObjectError(
-                f"{_short(name)} is registered but is not a function",
+                f"{quoted(name)} is registered but is not a function",
                 name=str(name),
                 path=path,
                 config=node,
@@ -64,7 +60,7 @@ def _check_one(node: dict[str, Any], path: str) -> RefusedObjectError | None:
     found = lookup_registered(name) if isinstance(name, str) else None
     if found is None:
         return RefusedObjectError(
-            f"refusing {_short(name)}: safe mode loads only registered classes "
+            f"refusing {quoted(name)}: safe mode loads only registered classes "
             "(optimizer_core's own and what register_synalinks_serializable() registered)",
             name=str(name),
             path=path,
@@ -72,7 +68,7 @@ def _check_one(node: dict[str, Any], path: str) -> RefusedObjectError | None:
         )
     if not inspect.isclass(found):
         return RefusedObjectError(
-            f"{_short(name)} is registered but is not a class",
+            f"{quoted(name)} is registered but is not a class",
             name=str(name),
             path=path,
             config=node,

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from optimizer_core.saving.naming import label, lookup_key, snake_case
+from optimizer_core.saving.naming import label, lookup_key, quoted, snake_case
 from optimizer_core.saving.object_registry import (
     _CUSTOM_OBJECTS,
     Slot,
@@ -241,7 +241,7 @@ class Family(Generic[T]):
         raise ValueError(self._unknown(name))
 
     def _unknown(self, name: str) -> str:
-        text = repr(name) if len(repr(name)) <= 200 else repr(name)[:197] + "..."
+        text = quoted(name)
         also = "the registered name of a custom class"
         if self.wrap is not None:
             also += " or function"

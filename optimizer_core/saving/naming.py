@@ -3,13 +3,18 @@
 `lookup_key` is the one normalisation of a name: ``"LMAsJudge"``,
 ``"lm_as_judge"`` and ``"lm-as-judge"`` are the same key, so a family finds a
 class by any of its spellings (and the studio's run configs follow the same rule).
+`quoted` is how an error message shows a name it got, however long.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-__all__ = ["label", "lookup_key", "snake_case"]
+__all__ = ["label", "lookup_key", "quoted", "snake_case"]
+
+QUOTED_CHARS = 200
+"""The most characters of a name an error message quotes."""
 
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NOT_ALPHANUMERIC = re.compile(r"[^a-z0-9]")
@@ -29,6 +34,15 @@ def lookup_key(name: str) -> str:
         ```
     """
     return _NOT_ALPHANUMERIC.sub("", name.lower())
+
+
+def quoted(name: Any) -> str:
+    """A name as an error message quotes it: its ``repr``, cut to `QUOTED_CHARS`.
+
+    A document may name anything, a megabyte of text included; the message stays short.
+    """
+    text = repr(name)
+    return text if len(text) <= QUOTED_CHARS else text[: QUOTED_CHARS - 3] + "..."
 
 
 def _shown(word: str) -> str:

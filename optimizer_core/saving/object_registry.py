@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from optimizer_core.exceptions import SerializationError
+from optimizer_core.saving.naming import quoted
 from optimizer_core.saving.paths import place_error
 
 T = TypeVar("T")
@@ -96,11 +97,6 @@ class Slot:
 FUNCTION = Slot("function", functions=True, user_classes=True)
 #: What `deserialize_object` accepts when the caller names no slot and no family table.
 ANY_REGISTERED = Slot("registered object", (object,), functions=True)
-
-
-def _short(name: str) -> str:
-    text = repr(name)
-    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _qualified_name(obj: Any) -> str | None:
@@ -212,7 +208,7 @@ def resolve_import_path(path: str) -> Any:
     """
     if in_safe_mode():
         raise RefusedObjectError(
-            f"refusing to import {_short(path)} in safe mode", name=path, config=None
+            f"refusing to import {quoted(path)} in safe mode", name=path, config=None
         )
     if not path.rpartition(".")[0] or "<" in path:
         return None
@@ -236,7 +232,7 @@ def resolve_import_path(path: str) -> Any:
 
 def _refusal(name: str) -> str:
     return (
-        f"refusing {_short(name)}: safe mode loads only registered objects "
+        f"refusing {quoted(name)}: safe mode loads only registered objects "
         "(optimizer_core's own classes and what register_synalinks_serializable() "
         "registered); register it, or load with safe_mode=False if you trust the file"
     )
@@ -258,7 +254,7 @@ def get_registered_object(name: str, *, config: Any = None) -> Any:
     if found is not None:
         return found
     raise SerializationError(
-        f"unknown object {_short(str(name))}: decorate it with "
+        f"unknown object {quoted(str(name))}: decorate it with "
         "@optimizer_core.saving.register_synalinks_serializable() before loading"
     )
 
@@ -349,11 +345,11 @@ def deserialize_object(
         fn = get_registered_object(name, config=config)
         if not _is_function(fn):
             raise RefusedObjectError(
-                f"{_short(name)} is registered but is not a function", name=name, config=config
+                f"{quoted(name)} is registered but is not a function", name=name, config=config
             )
         if not slot.functions:
             raise RefusedObjectError(
-                f"{_short(name)} is a function: this place takes a {_describe(slot)}",
+                f"{quoted(name)} is a function: this place takes a {_describe(slot)}",
                 name=name,
                 config=config,
             )
@@ -374,17 +370,17 @@ def deserialize_object(
         cls = get_registered_object(name, config=config)
     if cls is None:
         raise RefusedObjectError(
-            f"unknown class {_short(class_name)} for a {_describe(slot)}",
+            f"unknown class {quoted(class_name)} for a {_describe(slot)}",
             name=class_name,
             config=config,
         )
     if not inspect.isclass(cls):
         raise RefusedObjectError(
-            f"{_short(name)} is registered but is not a class", name=name, config=config
+            f"{quoted(name)} is registered but is not a class", name=name, config=config
         )
     if not slot.accepts_class(cls):
         raise RefusedObjectError(
-            f"{_short(name)} cannot go here: this place takes a {_describe(slot)}",
+            f"{quoted(name)} cannot go here: this place takes a {_describe(slot)}",
             name=name,
             config=config,
         )
