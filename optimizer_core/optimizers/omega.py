@@ -224,38 +224,15 @@ class OMEGA(RandomFewShot):
             raise TypeError(
                 f"`embedding_model` must be an EmbeddingModel, got {type(embedding_model).__name__}"
             )
-        for argument, value in (
-            ("mutation_temperature", mutation_temperature),
-            ("crossover_temperature", crossover_temperature),
-            ("selection_temperature", selection_temperature),
-            ("sampling_temperature", sampling_temperature),
-        ):
-            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"`{argument}` must be > 0, got {value!r}")
         if distance_function is not None and not _is_async_callable(distance_function):
             raise TypeError(
                 "`distance_function` must be an async function "
                 "(async def distance(c1, c2, embedding_model=None, **kwargs)), "
                 f"got {distance_function!r}"
             )
-        if (
-            not isinstance(k_nearest_fitter, int)
-            or isinstance(k_nearest_fitter, bool)
-            or k_nearest_fitter < 1
-        ):
-            raise ValueError(f"`k_nearest_fitter` must be an int >= 1, got {k_nearest_fitter!r}")
-        if (
-            not isinstance(merging_rate, int | float)
-            or isinstance(merging_rate, bool)
-            or not 0.0 <= merging_rate <= 1.0
-        ):
-            raise ValueError(f"`merging_rate` must be in [0, 1], got {merging_rate!r}")
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"`algorithm` must be one of {list(ALGORITHMS)}, got {algorithm!r}")
-        if selection not in SELECTIONS:
-            raise ValueError(f"`selection` must be one of {list(SELECTIONS)}, got {selection!r}")
-        if instructions is not None and not isinstance(instructions, str):
-            raise TypeError(f"`instructions` must be a string, got {type(instructions).__name__}")
+        # Every range, choice and type its `user_params` declare (temperatures > 0,
+        # merging_rate in [0, 1], k_nearest_fitter >= 1, algorithm, selection...).
+        self.check_settings(locals())
         super().__init__(
             few_shot_learning=few_shot_learning,
             labelled_examples=labelled_examples,
@@ -310,16 +287,12 @@ class OMEGA(RandomFewShot):
         for _ in range(min(count, len(population))):
             taken = {c["id"] for c in chosen}
             pool = [c for c in population if c["id"] not in taken]
-            chosen.append(self._pick(pool))
+            chosen.append(
+                self.select_candidate(
+                    pool, selection=self.selection, temperature=self.selection_temperature
+                )
+            )
         return chosen
-
-    def _pick(self, pool: list[JsonDict]) -> JsonDict:
-        if self.selection == "random":
-            return self.rng.choice(pool)
-        if self.selection == "best":
-            return max(pool, key=candidate_sort_key)
-        weights = softmax([float(c.get("reward") or 0.0) for c in pool], self.selection_temperature)
-        return self.rng.choices(pool, weights=weights, k=1)[0]
 
     @property
     def crossover_probability(self) -> float:

@@ -70,7 +70,7 @@ from optimizer_core.optimizers.steps import (
     StepJob,
     record_rows,
 )
-from optimizer_core.saving.params import Param
+from optimizer_core.saving.params import Param, check_params, user_params
 from optimizer_core.variables import Variable
 
 
@@ -122,8 +122,7 @@ class Optimizer:
     def __init__(
         self, *, population_size: int = 10, seed: int | None = None, name: str | None = None
     ) -> None:
-        if population_size < 2:
-            raise ValueError(f"`population_size` must be >= 2, got {population_size}")
+        self.check_settings({"population_size": population_size})
         self.population_size = population_size
         self.seed = seed
         self.name = name or type(self).__name__.lower()
@@ -132,6 +131,22 @@ class Optimizer:
         self.epochs = 0
         self.built = False
         self._next_id = 0
+
+    def check_settings(self, arguments: Mapping[str, Any]) -> None:
+        """Check constructor arguments against the settings the class declares.
+
+        Each argument one of the class's `user_params` describes is checked for
+        its type, range and choices (`saving.params.check_params`), the argument
+        named in the error; the others are left to the constructor. A subclass's
+        ``__init__`` calls it first, with its arguments (``locals()`` will do), so
+        that a range is written once, in its `Param`, for the form that offers it
+        and for the constructor that enforces it.
+
+        Raises:
+            TypeError: an argument of the wrong type (None where it is not allowed).
+            ValueError: an argument out of range or not one of its choices.
+        """
+        check_params(user_params(type(self)), arguments)
 
     # Lifecycle ------------------------------------------------------------------------------
 
@@ -395,18 +410,25 @@ class Optimizer:
         variable.update({"current_candidate": best["id"]})
 
     def select_candidate(
-        self, variable: Variable, *, selection: str = "softmax", temperature: float = 0.3
+        self,
+        candidates: Sequence[JsonDict],
+        *,
+        selection: str = "softmax",
+        temperature: float = 0.3,
     ) -> JsonDict:
-        """Pick a parent from the population: ``softmax`` over rewards, ``best`` or ``random``."""
-        population: list[JsonDict] = variable.get("best_candidates") or []
-        if not population:
-            raise ValueError(f"variable {variable.name!r} has an empty population")
+        """Pick one of `candidates` (a parent): ``softmax`` over rewards, ``best`` or ``random``.
+
+        ``softmax`` draws with probability ``exp(reward / temperature)`` (an unscored
+        candidate counts as 0), from the optimizer's random generator.
+        """
+        if not candidates:
+            raise ValueError("there is no candidate to select from")
         if selection == "random":
-            return self.rng.choice(population)
+            return self.rng.choice(list(candidates))
         if selection == "best":
-            return max(population, key=candidate_sort_key)
-        weights = softmax([c["reward"] or 0.0 for c in population], temperature)
-        return self.rng.choices(population, weights=weights, k=1)[0]
+            return max(candidates, key=candidate_sort_key)
+        weights = softmax([float(c.get("reward") or 0.0) for c in candidates], temperature)
+        return self.rng.choices(list(candidates), weights=weights, k=1)[0]
 
     # State ----------------------------------------------------------------------------------
 

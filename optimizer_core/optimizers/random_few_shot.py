@@ -107,20 +107,15 @@ class RandomFewShot(Optimizer):
         name: str | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(population_size=population_size, seed=seed, name=name)
         if kwargs:
             raise TypeError(f"RandomFewShot got unexpected arguments: {sorted(kwargs)}")
-        if nb_min_examples < 0:
-            raise ValueError(f"`nb_min_examples` must be >= 0, got {nb_min_examples}")
+        self.check_settings(locals())
         if nb_max_examples < nb_min_examples:
             raise ValueError(
                 f"`nb_max_examples` must be >= `nb_min_examples` ({nb_min_examples}), "
                 f"got {nb_max_examples}"
             )
-        if sampling_temperature <= 0:
-            raise ValueError(f"`sampling_temperature` must be > 0, got {sampling_temperature}")
-        if not isinstance(labelled_examples, bool):
-            raise TypeError(f"`labelled_examples` must be a bool, got {labelled_examples!r}")
+        super().__init__(population_size=population_size, seed=seed, name=name)
         self.few_shot_learning = few_shot_learning
         self.labelled_examples = labelled_examples
         self.nb_min_examples = nb_min_examples
