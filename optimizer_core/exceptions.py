@@ -18,6 +18,7 @@ The hierarchy::
         ├── RateLimitError           HTTP 429; carries ``retry_after``
         ├── ServerError              HTTP 5xx
         ├── InvalidResponseError     the answer was not valid JSON for the schema
+        │   └── TruncatedResponseError   it was cut at its ``max_tokens``: not retried
         └── AuthenticationError      bad key: never retried
 
 Argument validation raises the built-in ``ValueError`` / ``TypeError`` with the
@@ -178,6 +179,22 @@ class InvalidResponseError(LanguageModelError):
     """The answer was not valid JSON, or did not match the requested schema."""
 
     retryable = True
+
+
+class TruncatedResponseError(InvalidResponseError):
+    """The answer reached its token bound (``finish_reason`` "length") before it was complete.
+
+    Not retried: the same request runs into the same bound, and each try costs the
+    whole bound's generation. ``max_tokens`` holds the bound the request carried.
+    """
+
+    retryable = False
+
+    def __init__(
+        self, message: str, *, model: str | None = None, max_tokens: int | None = None
+    ) -> None:
+        super().__init__(message, model=model)
+        self.max_tokens = max_tokens
 
 
 class AuthenticationError(LanguageModelError):

@@ -321,3 +321,32 @@ def takes_param(model: str, name: str) -> bool:
     except Exception:
         return False
     return bool(supported) and name in supported
+
+
+@functools.cache
+def reasons(model: str) -> bool:
+    """Whether litellm knows ``model`` as a reasoning model (it takes ``reasoning_effort``).
+
+    False for a model litellm cannot place (a local alias, an unknown proxy name): the
+    effort is then left out, as it would be refused or ignored.
+    """
+    litellm = import_litellm()
+    try:
+        return bool(litellm.supports_reasoning(model=model))
+    except Exception:
+        return False
+
+
+@functools.cache
+def output_limit(model: str) -> int | None:
+    """The most completion tokens ``model`` writes in one answer, as litellm's model map says.
+
+    None for a model the map lacks (a local server, a proxy alias).
+    """
+    litellm = import_litellm()
+    try:
+        info = litellm.get_model_info(model=model)
+    except Exception:
+        return None
+    limit = info.get("max_output_tokens") if isinstance(info, Mapping) else None
+    return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0 else None

@@ -29,6 +29,7 @@ from optimizer_core.exceptions import (
     LanguageModelTimeout,
     RateLimitError,
     ServerError,
+    TruncatedResponseError,
 )
 from optimizer_core.language_models.budget import Budget
 from optimizer_core.language_models.concurrency import ConcurrencyLimit
@@ -40,6 +41,7 @@ _PUBLIC_ERRORS: tuple[type[LanguageModelError], ...] = (
     LanguageModelTimeout,
     RateLimitError,
     ServerError,
+    TruncatedResponseError,
     InvalidResponseError,
     AuthenticationError,
 )
@@ -98,6 +100,7 @@ class _CallMeter:
     queue_s: float = 0.0
     provider_s: float = 0.0
     backoff_s: float = 0.0
+    finish_reason: str | None = None
 
     def time_left(self) -> float:
         if self.total_timeout is None:
@@ -109,6 +112,8 @@ class _CallMeter:
         self.prompt_tokens += response.prompt_tokens
         self.completion_tokens += response.completion_tokens
         self.cost += response.cost
+        finish_reason = getattr(response, "finish_reason", None)
+        self.finish_reason = finish_reason if isinstance(finish_reason, str) else None
 
     def record(self, model: str, *, error: str | None = None) -> CallRecord:
         return CallRecord(
@@ -124,6 +129,7 @@ class _CallMeter:
             attempts=self.attempts,
             queue_ms=1000.0 * self.queue_s,
             provider_ms=1000.0 * self.provider_s,
+            finish_reason=self.finish_reason,
         )
 
 
@@ -417,6 +423,8 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
         final: LanguageModelError
         if isinstance(error, RateLimitError):
             final = RateLimitError(message, model=self.model, retry_after=error.retry_after)
+        elif isinstance(error, TruncatedResponseError):
+            final = TruncatedResponseError(message, model=self.model, max_tokens=error.max_tokens)
         else:
             cls = next((c for c in _PUBLIC_ERRORS if isinstance(error, c)), LanguageModelError)
             final = cls(message, model=self.model)

@@ -41,6 +41,10 @@ class FakeCall:
         temperature: the temperature of the request, or None.
         response_format: the ``response_format`` that would go to litellm.
         seed: the seed of the request (pinned by an evaluation), or None.
+        max_tokens: the request's completion token bound.
+        top_p: the request's ``top_p``, or None.
+        top_k: the request's ``top_k``, or None.
+        reasoning_effort: the request's ``reasoning_effort``, or None.
     """
 
     messages: list[dict[str, str]]
@@ -48,6 +52,10 @@ class FakeCall:
     temperature: float | None
     response_format: dict[str, Any] | None
     seed: int | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    reasoning_effort: str | None = None
 
 
 def default_fake_responder(
@@ -60,8 +68,11 @@ def default_fake_responder(
     return filled if isinstance(filled, dict) else {"value": filled}
 
 
+_CHARS_PER_TOKEN = 4
+
+
 def _rough_tokens(text: str) -> int:
-    return len(text) // 4
+    return len(text) // _CHARS_PER_TOKEN
 
 
 def _json_compatible(value: Any) -> bool:
@@ -87,8 +98,9 @@ class FakeLanguageModel(LanguageModel):
 
     With ``responses=None`` every request goes to ``responder(messages, schema)``
     (default: a schema-valid filler object, or ``"ok"``). Token counts are
-    rough (characters / 4) so accounting is non-zero. Backoff defaults to a few
-    milliseconds.
+    rough (characters / 4) so accounting is non-zero, and an answer longer than
+    the request's ``max_tokens`` is cut there, with ``finish_reason`` "length",
+    as a provider cuts it. Backoff defaults to a few milliseconds.
 
     Args:
         responses: the scripted answers, consumed in order.
@@ -166,6 +178,10 @@ class FakeLanguageModel(LanguageModel):
                 temperature=request.temperature,
                 response_format=request.response_format,
                 seed=request.seed,
+                max_tokens=request.max_tokens,
+                top_p=request.top_p,
+                top_k=request.top_k,
+                reasoning_effort=request.reasoning_effort,
             )
         )
         if self.latency:
@@ -187,11 +203,22 @@ class FakeLanguageModel(LanguageModel):
                 f"returning a dict or a str, got {type(item).__name__}"
             )
         prompt = "".join(str(message.get("content", "")) for message in request.messages)
+        finish_reason = "stop"
+        bound = request.max_tokens
+        if bound is not None and _rough_tokens(text) > bound:
+            text, finish_reason = text[: bound * _CHARS_PER_TOKEN], "length"
         return ChatResponse(
             text=text,
             prompt_tokens=_rough_tokens(prompt),
             completion_tokens=_rough_tokens(text),
+            finish_reason=finish_reason,
         )
+
+    def _reasons(self) -> bool:
+        return False
+
+    def _output_limit(self) -> int | None:
+        return None
 
     def get_config(self) -> dict[str, Any]:
         """Constructor arguments; ``responses`` only when JSON-compatible, never callables."""

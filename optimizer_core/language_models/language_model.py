@@ -23,9 +23,14 @@ from typing import Any, Literal, TypeVar, overload
 
 import pydantic
 
-from optimizer_core.exceptions import InvalidResponseError, LanguageModelError
+from optimizer_core.exceptions import (
+    InvalidResponseError,
+    LanguageModelError,
+    TruncatedResponseError,
+)
 from optimizer_core.language_models import _litellm
 from optimizer_core.language_models.base import ModelBase, public_kwargs
+from optimizer_core.language_models.bounds import REASONING_TOKENS, answer_bound
 from optimizer_core.language_models.cache import MISSING, DiskCache, request_key
 from optimizer_core.language_models.call_overrides import overrides_for
 from optimizer_core.language_models.parsing import parse_json_object, quote_start
@@ -37,6 +42,21 @@ _STRUCTURED_OUTPUT_MODES: tuple[StructuredOutput, ...] = ("json_schema", "json_o
 _SCHEMA_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
 
 M = TypeVar("M", bound=pydantic.BaseModel)
+
+ReasoningEffort = Literal["minimal", "low", "medium", "high", "disable", "none"]
+REASONING_EFFORTS: tuple[ReasoningEffort, ...] = (
+    "minimal",
+    "low",
+    "medium",
+    "high",
+    "disable",
+    "none",
+)
+"""What ``reasoning_effort`` takes (the reference library's values; None: not sent).
+
+``"none"`` sends nothing, ``"disable"`` turns an Ollama thinking model's reasoning off
+(``think=False``; nothing to send elsewhere), the others go to a model litellm knows
+reasons and are left out for any other."""
 
 DEFAULT_MAX_CONCURRENCY = 64
 """Requests in flight for a remote provider unless set: a whole batch, and the
@@ -53,17 +73,25 @@ class ChatRequest:
         schema: the JSON schema the answer must fill, or None for free text.
         response_format: litellm's ``response_format`` argument, or None.
         temperature: the sampling temperature, or None for the provider default.
-        max_tokens: the completion token limit, or None.
+        max_tokens: the completion token bound (every request `LanguageModel`
+            builds has one, see `bounds`).
         seed: the sampling seed (pinned by `call_overrides.pin_calls`), or None;
             sent only to providers that take one.
+        top_p: nucleus sampling's probability mass, or None; sent only to providers
+            that take it.
+        top_k: top-k sampling's cutoff, or None; sent only to providers that take it.
+        reasoning_effort: one of `REASONING_EFFORTS`, or None.
     """
 
     messages: list[dict[str, str]]
     schema: dict[str, Any] | None
     response_format: dict[str, Any] | None
     temperature: float | None
-    max_tokens: int | None
+    max_tokens: int | None = None
     seed: int | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    reasoning_effort: ReasoningEffort | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,12 +103,15 @@ class ChatResponse:
         prompt_tokens: prompt tokens the provider counted.
         completion_tokens: completion tokens the provider counted.
         cost: the price in US dollars, 0.0 when unknown.
+        finish_reason: why the provider stopped: ``"stop"``, ``"length"`` (the
+            request's ``max_tokens`` was reached)..., None when it did not say.
     """
 
     text: str | None
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
+    finish_reason: str | None = None
 
 
 def schema_instruction(schema: dict[str, Any]) -> str:
@@ -119,12 +150,15 @@ class OutputSchema:
         name: the ``response_format`` name (from the schema's title).
         instruction: `schema_instruction` for the schema, for modes that write it
             into the prompt.
+        bound: the tokens the longest answer the schema allows needs
+            (`bounds.answer_bound`): the request's ``max_tokens`` when no caller set one.
     """
 
     schema: dict[str, Any]
     text: str
     name: str
     instruction: str
+    bound: int
 
     @classmethod
     def of(cls, schema: dict[str, Any]) -> OutputSchema:
@@ -134,6 +168,7 @@ class OutputSchema:
             text=text,
             name=_schema_name(schema),
             instruction=schema_instruction(schema),
+            bound=answer_bound(schema),
         )
 
     def copy(self) -> dict[str, Any]:
@@ -166,6 +201,40 @@ class _Ask:
     validate: Callable[[dict[str, Any]], object] | None
     temperature: float | None
     seed: int | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    reasoning_effort: ReasoningEffort | None = None
+
+
+def check_sampling(
+    *,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    top_p: float | None = None,
+    top_k: int | None = None,
+    reasoning_effort: str | None = None,
+) -> None:
+    """Raise `ValueError` naming the first sampling setting out of its range (None: unset)."""
+    if temperature is not None and (
+        isinstance(temperature, bool) or not isinstance(temperature, int | float) or temperature < 0
+    ):
+        raise ValueError(f"`temperature` must be >= 0, got {temperature!r}")
+    if max_tokens is not None and (
+        isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
+    ):
+        raise ValueError(f"`max_tokens` must be an int >= 1, got {max_tokens!r}")
+    if top_p is not None and (
+        isinstance(top_p, bool) or not isinstance(top_p, int | float) or not 0 < top_p <= 1
+    ):
+        raise ValueError(f"`top_p` must be in (0, 1], got {top_p!r}")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
+        raise ValueError(f"`top_k` must be an int >= 1, got {top_k!r}")
+    if reasoning_effort is not None and reasoning_effort not in REASONING_EFFORTS:
+        raise ValueError(
+            f"`reasoning_effort` must be None or one of {list(REASONING_EFFORTS)}, "
+            f"got {reasoning_effort!r}"
+        )
 
 
 class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
@@ -184,6 +253,14 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
     to ``"json_object"``, then ``"none"`` (the schema is then written into the
     last user message), and keeps that mode for later calls.
 
+    Every request is bounded: it sends ``max_tokens``, the call's own (a module's
+    setting), else this model's, else what the longest answer the schema allows needs
+    (`bounds.answer_bound`; `bounds.TEXT_TOKENS` for free text; plus a reasoning
+    allowance for a model litellm knows reasons, `bounds.REASONING_TOKENS`; at most
+    the model's output limit where litellm knows it). A structured answer cut at that
+    bound (``finish_reason`` "length") that does not parse fails at once with
+    `TruncatedResponseError`: retrying would run into the same bound.
+
     A local OpenAI-compatible server is reached with ``model="openai/<name>"``
     and ``api_base="http://host:port/v1"`` or the ``OPENAI_API_BASE``
     environment variable; no key is needed for it.
@@ -194,7 +271,8 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         api_key: the key (default: the provider's environment variable). Never
             saved in a config, never logged.
         temperature: sampling temperature (default: the provider's).
-        max_tokens: completion token limit (default: the provider's).
+        max_tokens: completion token bound of every call (default: from each call's
+            schema, see above).
         timeout: seconds one attempt may take (default 60: a structured answer
             that has not begun in a minute is far more often a hung provider than a
             slow one; raise it for long reasoning models).
@@ -259,10 +337,7 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
             cache_dir=cache_dir,
             litellm_kwargs=litellm_kwargs,
         )
-        if temperature is not None and temperature < 0:
-            raise ValueError(f"`temperature` must be >= 0, got {temperature}")
-        if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
-            raise ValueError(f"`max_tokens` must be an int >= 1, got {max_tokens!r}")
+        check_sampling(temperature=temperature, max_tokens=max_tokens)
         if structured_output not in _STRUCTURED_OUTPUT_MODES:
             raise ValueError(
                 f"`structured_output` must be one of {list(_STRUCTURED_OUTPUT_MODES)}, "
@@ -300,6 +375,10 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         *,
         data_model: type[M],
         temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        reasoning_effort: ReasoningEffort | None = None,
     ) -> M: ...
 
     @overload
@@ -310,6 +389,10 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         schema: dict[str, Any],
         validate: Callable[[dict[str, Any]], object] | None = None,
         temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        reasoning_effort: ReasoningEffort | None = None,
     ) -> dict[str, Any]: ...
 
     @overload
@@ -318,6 +401,10 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         messages: list[dict[str, str]],
         *,
         temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        reasoning_effort: ReasoningEffort | None = None,
     ) -> str: ...
 
     async def __call__(
@@ -328,6 +415,10 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         data_model: type[pydantic.BaseModel] | None = None,
         validate: Callable[[dict[str, Any]], object] | None = None,
         temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        reasoning_effort: ReasoningEffort | None = None,
     ) -> Any:
         """Ask the model.
 
@@ -340,6 +431,12 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
             validate: with ``schema``, called with the parsed dict; any exception
                 it raises makes the answer invalid (retried like malformed JSON).
             temperature: overrides the instance's temperature for this call.
+            max_tokens: this call's completion token bound, instead of the
+                instance's or the schema's (see the class docstring).
+            top_p: nucleus sampling for this call; sent where the provider takes it.
+            top_k: top-k sampling for this call; sent where the provider takes it.
+            reasoning_effort: one of `REASONING_EFFORTS` for this call; sent to a
+                model litellm knows reasons.
 
         Returns:
             An instance of ``data_model``; the parsed JSON object when ``schema``
@@ -352,8 +449,13 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         """
         if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
             raise TypeError("`messages` must be a list of {'role': ..., 'content': ...} dicts")
-        if temperature is not None and temperature < 0:
-            raise ValueError(f"`temperature` must be >= 0, got {temperature}")
+        check_sampling(
+            temperature=temperature,
+            max_tokens=max_tokens,
+            top_p=top_p,
+            top_k=top_k,
+            reasoning_effort=reasoning_effort,
+        )
         output: OutputSchema | None = None
         if data_model is not None:
             if not (isinstance(data_model, type) and issubclass(data_model, pydantic.BaseModel)):
@@ -378,6 +480,10 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
             validate=validate,
             temperature=self.temperature if temperature is None else temperature,
             seed=None if pinned is None else pinned.seed,
+            max_tokens=max_tokens,
+            top_p=top_p,
+            top_k=top_k,
+            reasoning_effort=reasoning_effort,
         )
         if self._cache is None:
             return await self._call(ask)
@@ -399,7 +505,39 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
 
     def _request(self, ask: _Ask) -> ChatRequest:
         request = self._build_request(ask.messages, ask.output, ask.temperature)
-        return request if ask.seed is None else dataclasses.replace(request, seed=ask.seed)
+        return dataclasses.replace(
+            request,
+            max_tokens=self._completion_bound(ask),
+            seed=ask.seed,
+            top_p=ask.top_p,
+            top_k=ask.top_k,
+            reasoning_effort=ask.reasoning_effort,
+        )
+
+    def _completion_bound(self, ask: _Ask) -> int:
+        """The call's ``max_tokens``: its own, else this model's, else from its schema.
+
+        The schema's bound (`OutputSchema.bound`, `bounds.TEXT_TOKENS` for free text)
+        gets a reasoning allowance for a model that reasons, and is capped by the
+        model's output limit where litellm knows it.
+        """
+        explicit = ask.max_tokens if ask.max_tokens is not None else self.max_tokens
+        if explicit is not None:
+            return explicit
+        bound = answer_bound(None) if ask.output is None else ask.output.bound
+        effort = ask.reasoning_effort
+        if effort not in ("disable", "none") and self._reasons():
+            bound += REASONING_TOKENS[effort or "medium"]
+        limit = self._output_limit()
+        return bound if limit is None else min(bound, limit)
+
+    def _reasons(self) -> bool:
+        """Whether this model reasons before it answers (litellm's model map says)."""
+        return _litellm.reasons(self.model)
+
+    def _output_limit(self) -> int | None:
+        """The most tokens this model writes in one answer, None when unknown."""
+        return _litellm.output_limit(self.model)
 
     def _build_request(
         self,
@@ -426,7 +564,6 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
             schema=schema,
             response_format=response_format,
             temperature=temperature,
-            max_tokens=self.max_tokens,
         )
 
     def _adapt(self, request: ChatRequest, error: LanguageModelError) -> bool:
@@ -456,11 +593,30 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         try:
             value = parse_json_object(text)
         except ValueError as error:
+            self._check_complete(ask, response)
             raise InvalidResponseError(
                 f"invalid JSON answer: {error}; the answer began {quote_start(text)}",
                 model=self.model,
             ) from None
-        return self._validated(ask, value, text)
+        try:
+            return self._validated(ask, value, text)
+        except InvalidResponseError:
+            self._check_complete(ask, response)
+            raise
+
+    def _check_complete(self, ask: _Ask, response: ChatResponse) -> None:
+        """Raise `TruncatedResponseError` for an unusable answer the bound cut short."""
+        if response.finish_reason != "length":
+            return
+        bound = self._completion_bound(ask)
+        raise TruncatedResponseError(
+            f"the answer reached its bound of {bound} tokens before it was complete "
+            f"(finish_reason 'length', {response.completion_tokens} tokens written); the "
+            f"answer began {quote_start(response.text or '')}. A longer answer needs a "
+            "larger `max_tokens` on the module or the language model",
+            model=self.model,
+            max_tokens=bound,
+        )
 
     def _validated(self, ask: _Ask, value: dict[str, Any], text: str | None) -> Any:
         """The one check of an answer (fresh or cached): the data model's, or ``validate``."""
@@ -493,8 +649,18 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
                 "temperature": ask.temperature,
                 "max_tokens": self.max_tokens,
                 "kwargs": public_kwargs(self.litellm_kwargs),
-                # Only when pinned, so the keys of unpinned calls stay as they were.
+                # Only when set, so the keys of calls without them stay as they were.
                 **({} if ask.seed is None else {"seed": ask.seed}),
+                **{
+                    name: value
+                    for name, value in (
+                        ("call_max_tokens", ask.max_tokens),
+                        ("top_p", ask.top_p),
+                        ("top_k", ask.top_k),
+                        ("reasoning_effort", ask.reasoning_effort),
+                    )
+                    if value is not None
+                },
             }
         )
 
@@ -549,6 +715,7 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
             kwargs["max_tokens"] = request.max_tokens
         if request.seed is not None and _litellm.takes_param(self.model, "seed"):
             kwargs["seed"] = request.seed
+        kwargs.update(self._sampling_arguments(request))
         try:
             response = await litellm.acompletion(**kwargs)
         except Exception as error:
@@ -561,18 +728,41 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
                 else str(request.response_format.get("type")),
             ) from error
         try:
-            text = response.choices[0].message.content
+            choice = response.choices[0]
+            text = choice.message.content
         except (AttributeError, IndexError, TypeError) as error:
             raise InvalidResponseError(
                 f"the provider's answer had no choices ({error})", model=self.model
             ) from None
         usage = getattr(response, "usage", None)
+        finish_reason = getattr(choice, "finish_reason", None)
         return ChatResponse(
             text=text if isinstance(text, str) else None,
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
             cost=_litellm.response_cost(response),
+            finish_reason=finish_reason if isinstance(finish_reason, str) else None,
         )
+
+    def _sampling_arguments(self, request: ChatRequest) -> dict[str, Any]:
+        """``top_p``, ``top_k`` and ``reasoning_effort`` as litellm takes them for this model.
+
+        Each goes only to a provider that takes it (`_litellm.takes_param`; the
+        effort only to a model litellm knows reasons): one that does not would
+        refuse the request. ``"disable"`` becomes Ollama's ``think=False``.
+        """
+        arguments: dict[str, Any] = {}
+        for name in ("top_p", "top_k"):
+            value = getattr(request, name)
+            if value is not None and _litellm.takes_param(self.model, name):
+                arguments[name] = value
+        effort = request.reasoning_effort
+        if effort == "disable":
+            if self.model.startswith(("ollama/", "ollama_chat/")):
+                arguments["think"] = False
+        elif effort not in (None, "none") and self._reasons():
+            arguments["reasoning_effort"] = effort
+        return arguments
 
     # -- config ---------------------------------------------------------------
 
@@ -592,4 +782,13 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         return cls(**copy.deepcopy(config))
 
 
-__all__ = ["ChatRequest", "ChatResponse", "LanguageModel", "OutputSchema", "output_schema"]
+__all__ = [
+    "REASONING_EFFORTS",
+    "ChatRequest",
+    "ChatResponse",
+    "LanguageModel",
+    "OutputSchema",
+    "ReasoningEffort",
+    "check_sampling",
+    "output_schema",
+]

@@ -73,6 +73,9 @@ class CallRecord:
         queue_ms: milliseconds spent waiting for a concurrency slot, over all attempts.
         provider_ms: milliseconds the requests were with the provider, over all
             attempts (``latency_s`` less queueing and backoff sleeps, roughly).
+        finish_reason: why the provider stopped writing its last answer: ``"stop"``,
+            ``"length"`` (cut at the request's ``max_tokens``: see `truncated`)...;
+            None when it did not say or no answer came.
     """
 
     model: str
@@ -87,6 +90,12 @@ class CallRecord:
     attempts: int = 1
     queue_ms: float = 0.0
     provider_ms: float = 0.0
+    finish_reason: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the last answer was cut at the request's ``max_tokens``."""
+        return self.finish_reason == "length"
 
     @property
     def total_tokens(self) -> int:
@@ -136,6 +145,7 @@ class Usage:
             )
             self._calls = 0
             self._failures = 0
+            self._truncated = 0
             self._retries = 0
             self._cached_calls = 0
             self._prompt_tokens = 0
@@ -166,6 +176,7 @@ class Usage:
             self._records.append(record)
             self._calls += 1
             self._failures += 0 if record.ok else 1
+            self._truncated += 1 if record.truncated else 0
             self._retries += record.retries
             self._cached_calls += 1 if record.cached else 0
             self._prompt_tokens += record.prompt_tokens
@@ -234,6 +245,11 @@ class Usage:
         return self._failures
 
     @property
+    def truncated_calls(self) -> int:
+        """Calls whose last answer was cut at its ``max_tokens`` (failed or not)."""
+        return self._truncated
+
+    @property
     def retries(self) -> int:
         return self._retries
 
@@ -297,6 +313,7 @@ class Usage:
             return {
                 "calls": calls,
                 "failures": self._failures,
+                "truncated_calls": self._truncated,
                 "retries": self._retries,
                 "cached_calls": self._cached_calls,
                 "prompt_tokens": self._prompt_tokens,

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 from typing import Any, Protocol
 
+from optimizer_core.language_models.bounds import bounded_schema
 from optimizer_core.language_models.language_model import (
     ChatRequest,
     LanguageModel,
@@ -39,6 +41,13 @@ class LocalLanguageModel(LanguageModel):
     ``"json_object"`` (its default), and, unlike `LanguageModel` in that mode,
     does not also write the schema into the prompt: the grammar enforces it,
     and on BANKING77 the instruction tripled the prompt tokens for no gain.
+
+    The grammar also bounds the answer's length: every string without a
+    ``maxLength`` gets `bounds.DEFAULT_STRING_LENGTH`, every array without a
+    ``maxItems`` `bounds.DEFAULT_ITEMS` (`bounds.bounded_schema`), so a runaway
+    string (a 135M model's endless "thinking") closes at its bound and the answer
+    still parses, within the ``max_tokens`` every request carries. ``top_p`` and
+    ``top_k`` go in the request body, where llama-server reads them.
     Everything else (retries, fallbacks, cache, accounting) is `LanguageModel`'s.
 
     When built by `LocalModelServer.language_model`, it checks before each
@@ -112,11 +121,40 @@ class LocalLanguageModel(LanguageModel):
             return ChatRequest(
                 messages=messages,
                 schema=schema,
-                response_format={"type": "json_object", "schema": schema},
+                response_format={"type": "json_object", "schema": bounded_schema(schema)},
                 temperature=temperature,
-                max_tokens=self.max_tokens,
             )
-        return super()._build_request(messages, output, temperature)
+        request = super()._build_request(messages, output, temperature)
+        response_format = request.response_format
+        if request.schema is not None and response_format is not None:
+            json_schema = response_format.get("json_schema")
+            if isinstance(json_schema, dict):
+                bounded = {**json_schema, "schema": bounded_schema(request.schema)}
+                response_format = {**response_format, "json_schema": bounded}
+                request = dataclasses.replace(request, response_format=response_format)
+        return request
+
+    def _sampling_arguments(self, request: ChatRequest) -> dict[str, Any]:
+        """``top_p`` and ``top_k`` in the body, as llama-server reads them; no reasoning.
+
+        litellm's ``openai/`` provider has no ``top_k``; ``extra_body`` puts it in the
+        request as llama-server expects. SmolLM2 does not reason: an effort is ignored.
+        """
+        body = {
+            name: value
+            for name, value in (("top_p", request.top_p), ("top_k", request.top_k))
+            if value is not None
+        }
+        if not body:
+            return {}
+        given = self.litellm_kwargs.get("extra_body")
+        return {"extra_body": {**(given if isinstance(given, dict) else {}), **body}}
+
+    def _reasons(self) -> bool:
+        return False
+
+    def _output_limit(self) -> int | None:
+        return None
 
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments, JSON-compatible (the server is not included)."""

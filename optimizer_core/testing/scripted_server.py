@@ -2,9 +2,14 @@
 
 It speaks enough of the OpenAI HTTP API for litellm's ``openai/`` provider:
 ``POST /v1/chat/completions``, ``POST /v1/embeddings`` and ``GET /v1/models``.
-Answers come from a responder function (by default a schema-valid filler),
-faults can be injected (`ScriptedServer.fail_next`, `ScriptedServer.stall_next`; an
-error that echoes the caller's API key, a request that is never answered)
+Answers come from a responder function (by default a schema-valid filler), and
+are generated as a model generates them: token by token (``token_latency``
+seconds each), until the answer ends or the request's ``max_tokens`` (else the
+context, ``context_tokens``) is reached, with ``finish_reason`` "length" then. A
+responder that returns an endless iterator of tokens (`runaway_responder`) is a
+model that never stops writing. Faults can be injected
+(`ScriptedServer.fail_next`, `ScriptedServer.stall_next`; an error that echoes
+the caller's API key, a request that is never answered)
 and `ScriptedServer.stats` shows how many requests arrived and how many were in
 flight at once.
 
@@ -34,7 +39,7 @@ import signal
 import struct
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any
 
@@ -42,9 +47,15 @@ from aiohttp import web
 
 from optimizer_core.language_models.synthetic import hashed_bag_of_words, schema_filler
 
-__all__ = ["ScriptedServer", "ServerStats", "default_responder", "schema_filler"]
+__all__ = [
+    "ScriptedServer",
+    "ServerStats",
+    "default_responder",
+    "runaway_responder",
+    "schema_filler",
+]
 
-Responder = Callable[[dict[str, Any]], "dict[str, Any] | str | Awaitable[dict[str, Any] | str]"]
+Responder = Callable[[dict[str, Any]], "dict[str, Any] | str | Iterable[str] | Awaitable[Any]"]
 Embedder = Callable[[list[str]], list[list[float]]]
 
 DEFAULT_EMBEDDING_DIM = 64
@@ -68,13 +79,49 @@ def default_responder(request: dict[str, Any]) -> dict[str, Any] | str:
     return "ok"
 
 
+def runaway_responder(request: dict[str, Any]) -> Iterator[str]:
+    """A model that never stops: it opens the answer's first string and repeats ``"0.1."``.
+
+    With a JSON schema in ``response_format`` the answer begins
+    ``{"<first string property>": "`` (what a small model in its "thinking" field
+    writes, ``2.1.0.0.0.1.1.1...``), without one it is only the repetition. Each item
+    is one token; the iterator never ends, so the server stops it at the request's
+    ``max_tokens`` (or the context's end), with ``finish_reason`` "length".
+    """
+    schema = _requested_schema(request)
+    if schema is not None:
+        properties = schema.get("properties") or {}
+        first = next(
+            (key for key, value in properties.items() if (value or {}).get("type") == "string"),
+            next(iter(properties), "value"),
+        )
+        yield "{" + json.dumps(first) + ': "'
+    while True:
+        yield "0.1."
+
+
+def _requested_schema(request: dict[str, Any]) -> dict[str, Any] | None:
+    response_format = request.get("response_format")
+    if not isinstance(response_format, dict):
+        return None
+    json_schema = response_format.get("json_schema")
+    if isinstance(json_schema, dict) and isinstance(json_schema.get("schema"), dict):
+        return dict(json_schema["schema"])
+    if isinstance(response_format.get("schema"), dict):  # llama.cpp's json_object form
+        return dict(response_format["schema"])
+    return None
+
+
 def default_embedder(texts: list[str]) -> list[list[float]]:
     """The hashed bag-of-words embedding `FakeEmbeddingModel` uses, 64 dimensions."""
     return [hashed_bag_of_words(text, DEFAULT_EMBEDDING_DIM) for text in texts]
 
 
+_CHARS_PER_TOKEN = 4
+
+
 def _estimate_tokens(text: str) -> int:
-    return max(1, len(text) // 4)
+    return max(1, len(text) // _CHARS_PER_TOKEN)
 
 
 @dataclasses.dataclass
@@ -86,6 +133,8 @@ class ServerStats:
         embedding_requests: embedding requests received, failed ones included.
         in_flight: requests being handled now.
         max_in_flight: the most requests handled at once.
+        completion_tokens: tokens generated in chat answers.
+        finish_reasons: answers per ``finish_reason`` (``"stop"``, ``"length"``).
         requests: the parsed bodies of the last 1,000 POST requests, oldest first.
     """
 
@@ -93,6 +142,10 @@ class ServerStats:
     embedding_requests: int = 0
     in_flight: int = 0
     max_in_flight: int = 0
+    completion_tokens: int = 0
+    finish_reasons: collections.Counter[str] = dataclasses.field(
+        default_factory=collections.Counter
+    )
     requests: collections.deque[dict[str, Any]] = dataclasses.field(
         default_factory=lambda: collections.deque(maxlen=_MAX_LOGGED_REQUESTS)
     )
@@ -102,6 +155,8 @@ class ServerStats:
         self.chat_requests = 0
         self.embedding_requests = 0
         self.max_in_flight = self.in_flight
+        self.completion_tokens = 0
+        self.finish_reasons.clear()
         self.requests.clear()
 
 
@@ -122,13 +177,22 @@ class ScriptedServer:
     loop.
 
     Args:
-        responder: ``fn(request_json) -> dict | str`` (or an awaitable of one). A
-            dict is sent as JSON content, a string as is. Default:
-            `default_responder` (a schema-valid object, or ``"ok"``).
+        responder: ``fn(request_json) -> dict | str | iterable of str`` (or an
+            awaitable of one). A dict is sent as JSON content, a string as is
+            (counted as one token per 4 characters); an iterable's items are tokens,
+            taken until it ends or the bound is reached (it may be endless, see
+            `runaway_responder`). Default: `default_responder` (a schema-valid
+            object, or ``"ok"``).
         embedder: ``fn(texts) -> vectors`` for ``/v1/embeddings``. Default: the
             64-dimensional hashed bag-of-words of `FakeEmbeddingModel`.
         latency: seconds each request waits (``asyncio.sleep``) before it is
             answered, so concurrency shows in ``stats.max_in_flight``. Default 0.
+        token_latency: seconds each generated token takes, on top of ``latency``
+            (default 0): a runaway answer without ``max_tokens`` then takes
+            ``context_tokens`` times this.
+        context_tokens: the context a request's prompt and answer share; without
+            ``max_tokens`` an answer stops where it is full (default 4096, the
+            bundled server's ``n_ctx``).
         host: interface to bind (default ``"127.0.0.1"``).
         port: port to bind; 0 (default) picks a free one.
 
@@ -146,16 +210,24 @@ class ScriptedServer:
         *,
         embedder: Embedder | None = None,
         latency: float = 0.0,
+        token_latency: float = 0.0,
+        context_tokens: int = 4096,
         host: str = "127.0.0.1",
         port: int = 0,
     ) -> None:
         if latency < 0:
             raise ValueError(f"`latency` must be >= 0, got {latency}")
+        if token_latency < 0:
+            raise ValueError(f"`token_latency` must be >= 0, got {token_latency}")
+        if not isinstance(context_tokens, int) or context_tokens < 1:
+            raise ValueError(f"`context_tokens` must be an int >= 1, got {context_tokens!r}")
         if not 0 <= port <= 65535:
             raise ValueError(f"`port` must be in [0, 65535], got {port}")
         self.responder: Responder = responder or default_responder
         self.embedder: Embedder = embedder or default_embedder
         self.latency = latency
+        self.token_latency = token_latency
+        self.context_tokens = context_tokens
         self.host = host
         self.port = port
         self.stats = ServerStats()
@@ -396,14 +468,22 @@ class ScriptedServer:
                 answer: Any = self.responder(body)
                 if inspect.isawaitable(answer):
                     answer = await answer
+                prompt = "".join(
+                    str(message.get("content", "")) for message in body.get("messages", ()) or ()
+                )
+                prompt_tokens = _estimate_tokens(prompt)
+                requested = body.get("max_tokens", body.get("max_completion_tokens"))
+                limit = (
+                    requested
+                    if isinstance(requested, int) and requested > 0
+                    else max(1, self.context_tokens - prompt_tokens)
+                )
+                content, completion_tokens, finish_reason = _generate(answer, limit)
             except Exception as error:
                 return _error(500, f"responder failed: {error!r}", "server_error")
-            content = answer if isinstance(answer, str) else json.dumps(answer)
-            prompt = "".join(
-                str(message.get("content", "")) for message in body.get("messages", ()) or ()
-            )
-            prompt_tokens = _estimate_tokens(prompt)
-            completion_tokens = _estimate_tokens(content)
+            await self._sleep(self.token_latency * completion_tokens)
+            self.stats.completion_tokens += completion_tokens
+            self.stats.finish_reasons[finish_reason] += 1
             return web.json_response(
                 {
                     "id": f"chatcmpl-scripted-{next(self._ids)}",
@@ -414,7 +494,7 @@ class ScriptedServer:
                         {
                             "index": 0,
                             "message": {"role": "assistant", "content": content},
-                            "finish_reason": "stop",
+                            "finish_reason": finish_reason,
                         }
                     ],
                     "usage": {
@@ -475,6 +555,25 @@ class ScriptedServer:
         )
 
 
+def _generate(answer: Any, limit: int) -> tuple[str, int, str]:
+    """``(text, tokens, finish_reason)`` of an answer generated up to ``limit`` tokens."""
+    if isinstance(answer, dict):
+        answer = json.dumps(answer)
+    if isinstance(answer, str):
+        tokens = _estimate_tokens(answer)
+        if tokens <= limit:
+            return answer, tokens, "stop"
+        return answer[: limit * _CHARS_PER_TOKEN], limit, "length"
+    if not isinstance(answer, Iterable):
+        raise TypeError(f"an answer must be a dict, a str or tokens, got {type(answer).__name__}")
+    pieces: list[str] = []
+    for token in answer:
+        if len(pieces) == limit:
+            return "".join(pieces), limit, "length"
+        pieces.append(str(token))
+    return "".join(pieces), len(pieces), "stop"
+
+
 def _pack(vector: list[float]) -> str:
     return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode("ascii")
 
@@ -522,6 +621,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port; 0 picks a free one")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per request")
+    parser.add_argument("--token-latency", type=float, default=0.0, help="seconds per token")
     parser.add_argument("--responder", help="module:function answering chat requests")
     parser.add_argument("--embedder", help="module:function embedding a list of texts")
     args = parser.parse_args(argv)
@@ -529,6 +629,7 @@ def main(argv: list[str] | None = None) -> None:
         _load(args.responder) if args.responder else None,
         embedder=_load(args.embedder) if args.embedder else None,
         latency=args.latency,
+        token_latency=args.token_latency,
         host=args.host,
         port=args.port,
     )

@@ -199,3 +199,39 @@ def test_command_line_prints_the_url_serves_and_stops_on_sigterm() -> None:
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=10)
     assert process.returncode == 0, stderr
+
+
+async def test_an_answer_is_generated_up_to_max_tokens() -> None:
+    async with ScriptedServer(lambda request: "x" * 400) as server:
+        cut = await (await post(server, "/chat/completions", {**chat(), "max_tokens": 10})).json()
+        whole = await (await post(server, "/chat/completions", chat())).json()
+    assert cut["choices"][0]["message"]["content"] == "x" * 40
+    assert cut["choices"][0]["finish_reason"] == "length"
+    assert cut["usage"]["completion_tokens"] == 10
+    assert whole["choices"][0]["finish_reason"] == "stop"
+    assert whole["usage"]["completion_tokens"] == 100
+    assert server.stats.finish_reasons == {"length": 1, "stop": 1}
+    assert server.stats.completion_tokens == 110
+
+
+async def test_a_runaway_responder_writes_until_max_tokens_or_the_context_is_full() -> None:
+    from optimizer_core.testing.scripted_server import runaway_responder
+
+    async with ScriptedServer(runaway_responder, context_tokens=500) as server:
+        body = {**chat(SCHEMA), "max_tokens": 25}
+        bounded = await (await post(server, "/chat/completions", body)).json()
+        endless = await (await post(server, "/chat/completions", chat())).json()
+    text = bounded["choices"][0]["message"]["content"]
+    assert text == '{"answer": "' + "0.1." * 24  # the opening is one token
+    assert bounded["usage"]["completion_tokens"] == 25
+    assert endless["choices"][0]["finish_reason"] == "length"
+    prompt = endless["usage"]["prompt_tokens"]
+    assert endless["usage"]["completion_tokens"] == 500 - prompt
+
+
+async def test_tokens_of_an_iterable_answer_that_ends_are_counted() -> None:
+    async with ScriptedServer(lambda request: iter(["a", "b", "c"])) as server:
+        payload = await (await post(server, "/chat/completions", chat())).json()
+    assert payload["choices"][0]["message"]["content"] == "abc"
+    assert payload["choices"][0]["finish_reason"] == "stop"
+    assert payload["usage"]["completion_tokens"] == 3
