@@ -10,7 +10,11 @@ from pydantic import Field
 
 from optimizer_core.datamodels import DataModel, JsonDict, to_json
 from optimizer_core.exceptions import LanguageModelError
-from optimizer_core.language_models.language_model import output_schema
+from optimizer_core.language_models.language_model import (
+    ReasoningEffort,
+    check_sampling,
+    output_schema,
+)
 from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel, variable_value
 from optimizer_core.modules.serialization import deserialize_data_model, serialize_data_model
 from optimizer_core.variables import Variable
@@ -56,6 +60,18 @@ class Generator(Module):
         use_inputs_schema: also show the input JSON schema in the prompt.
         use_outputs_schema: also show the output JSON schema in the prompt.
         temperature: sampling temperature for this module (default: the model's).
+        max_tokens: the most tokens one answer may have (default None: the
+            model's setting, else what the longest answer the output schema allows
+            needs; see `optimizer_core.language_models.bounds`). An answer cut at
+            it that does not parse is a failed sample.
+        top_p: nucleus sampling's probability mass, in (0, 1] (default None: the
+            provider's); sent to providers that take it.
+        top_k: top-k sampling's cutoff, >= 1 (default None: the provider's); sent to
+            providers that take it (the bundled model does, OpenAI does not).
+        reasoning_effort: ``"minimal"``, ``"low"``, ``"medium"``, ``"high"``,
+            ``"disable"`` or ``"none"`` (default None: not sent); sent to models
+            litellm knows reason, whose hidden reasoning then gets room within
+            ``max_tokens``.
         name, description, trainable: see `Module`.
 
     Example:
@@ -75,6 +91,10 @@ class Generator(Module):
         use_inputs_schema: bool = False,
         use_outputs_schema: bool = False,
         temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        top_k: int | None = None,
+        reasoning_effort: ReasoningEffort | None = None,
         name: str | None = None,
         description: str | None = None,
         trainable: bool = True,
@@ -91,13 +111,25 @@ class Generator(Module):
             )
         if language_model is None:
             raise ValueError(f"Generator {self.name!r}: `language_model` is required")
-        if temperature is not None and temperature < 0:
-            raise ValueError(f"`temperature` must be >= 0, got {temperature}")
+        try:
+            check_sampling(
+                temperature=temperature,
+                max_tokens=max_tokens,
+                top_p=top_p,
+                top_k=top_k,
+                reasoning_effort=reasoning_effort,
+            )
+        except ValueError as error:
+            raise ValueError(f"Generator {self.name!r}: {error}") from None
         self.data_model = data_model
         self.language_model = language_model
         self.use_inputs_schema = use_inputs_schema
         self.use_outputs_schema = use_outputs_schema
         self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.top_p = top_p
+        self.top_k = top_k
+        self.reasoning_effort: ReasoningEffort | None = reasoning_effort
         self.initial_instructions = instructions
         self.output_model = self.build_output_model(data_model)
         self.state = self.add_variable(
@@ -166,7 +198,13 @@ class Generator(Module):
             # The language model validates the answer against the output model (once)
             # and returns the instance; its schema is built once per class.
             output = await self.language_model(
-                messages, data_model=self.output_model, temperature=self.temperature
+                messages,
+                data_model=self.output_model,
+                temperature=self.temperature,
+                max_tokens=self.max_tokens,
+                top_p=self.top_p,
+                top_k=self.top_k,
+                reasoning_effort=self.reasoning_effort,
             )
         except LanguageModelError as failure:
             error = f"{type(failure).__name__}: {failure}"
@@ -198,6 +236,10 @@ class Generator(Module):
             "use_inputs_schema": self.use_inputs_schema,
             "use_outputs_schema": self.use_outputs_schema,
             "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "reasoning_effort": self.reasoning_effort,
         }
 
     @classmethod
@@ -205,6 +247,7 @@ class Generator(Module):
         from optimizer_core import language_models
 
         config = dict(config)
-        config["data_model"] = deserialize_data_model(config["data_model"])
+        if config.get("data_model") is not None:
+            config["data_model"] = deserialize_data_model(config["data_model"])
         config["language_model"] = language_models.deserialize(config["language_model"])
         return cls(**config)
