@@ -42,8 +42,9 @@ DEFAULT_ITEMS = 10
 """Items counted, and allowed by a grammar, for an array without ``maxItems``."""
 
 DEFAULT_ITEM_STRING_LENGTH = DEFAULT_STRING_LENGTH // DEFAULT_ITEMS
-"""Characters for a string without ``maxLength`` inside an array: an open list of open
-strings (``list[str]``) counts about as much as one open string."""
+"""Characters for a string without ``maxLength`` inside an array (a tenth of the free
+string's length, in general): an open list of open strings (``list[str]``) counts about
+as much as one open string."""
 
 OPEN_VALUE_TOKENS = 256
 """Tokens counted for a value the schema does not describe (``{}``, ``additionalProperties``)."""
@@ -71,13 +72,15 @@ _NUMBER_TOKENS = 40
 _MAX_DEPTH = 12
 
 
-def answer_bound(schema: Mapping[str, Any] | None) -> int:
+def answer_bound(
+    schema: Mapping[str, Any] | None, *, string_length: int = DEFAULT_STRING_LENGTH
+) -> int:
     """The tokens the longest answer ``schema`` allows needs (`TEXT_TOKENS` without a schema).
 
-    Strings count their ``maxLength`` (else `DEFAULT_STRING_LENGTH`) characters, one
-    token each, arrays their ``maxItems`` (else `DEFAULT_ITEMS`) items; ``$ref`` into
-    ``$defs`` is followed, ``anyOf`` / ``oneOf`` count their longest branch. At most
-    `MAX_SCHEMA_TOKENS`.
+    Strings count their ``maxLength`` (else ``string_length``, a tenth of it inside an
+    array) characters, one token each, arrays their ``maxItems`` (else `DEFAULT_ITEMS`)
+    items; ``$ref`` into ``$defs`` is followed, ``anyOf`` / ``oneOf`` count their
+    longest branch. At most `MAX_SCHEMA_TOKENS`.
 
     Example:
         ```python
@@ -87,27 +90,31 @@ def answer_bound(schema: Mapping[str, Any] | None) -> int:
     """
     if schema is None:
         return TEXT_TOKENS
-    return min(MAX_SCHEMA_TOKENS, _Walk(schema).tokens(schema, 0, False))
+    return min(MAX_SCHEMA_TOKENS, _Walk(schema, string_length).tokens(schema, 0, False))
 
 
-def bounded_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+def bounded_schema(
+    schema: Mapping[str, Any], *, string_length: int = DEFAULT_STRING_LENGTH
+) -> dict[str, Any]:
     """A copy of ``schema`` whose every free string has a ``maxLength``, every array a ``maxItems``.
 
-    The defaults are `DEFAULT_STRING_LENGTH` and `DEFAULT_ITEMS`, the figures
-    `answer_bound` counts, so a grammar built from the copy writes answers within the
+    The bounds are ``string_length`` (a tenth of it inside an array) and
+    `DEFAULT_ITEMS`, the figures `answer_bound` counts with the same
+    ``string_length``, so a grammar built from the copy writes answers within the
     bound. Strings with an ``enum``, a ``const``, a ``format`` or a ``pattern`` are
     left alone (their grammar has its own shape).
     """
     bounded: dict[str, Any] = copy.deepcopy(dict(schema))
-    _bound_in_place(bounded, 0, False)
+    _bound_in_place(bounded, 0, False, string_length)
     return bounded
 
 
 class _Walk:
     """`answer_bound`'s recursion, with ``$ref`` resolved against the root schema."""
 
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, Any], string_length: int) -> None:
         self.root = root
+        self.string_length = string_length
 
     def tokens(self, node: Any, depth: int, in_array: bool) -> int:
         if not isinstance(node, Mapping) or depth > _MAX_DEPTH:
@@ -131,7 +138,8 @@ class _Walk:
         kind = kinds[0]
         if kind == "string":
             length = node.get("maxLength")
-            return 2 + (_count(length) if _is_count(length) else _default_length(in_array))
+            free = _default_length(in_array, self.string_length)
+            return 2 + (_count(length) if _is_count(length) else free)
         if kind in ("integer", "number"):
             return _NUMBER_TOKENS
         if kind == "boolean":
@@ -179,12 +187,12 @@ class _Walk:
         return node
 
 
-def _bound_in_place(node: Any, depth: int, in_array: bool) -> None:
+def _bound_in_place(node: Any, depth: int, in_array: bool, length: int) -> None:
     if depth > _MAX_DEPTH:
         return
     if isinstance(node, list):
         for item in node:
-            _bound_in_place(item, depth + 1, in_array)
+            _bound_in_place(item, depth + 1, in_array, length)
         return
     if not isinstance(node, dict):
         return
@@ -192,7 +200,7 @@ def _bound_in_place(node: Any, depth: int, in_array: bool) -> None:
     kinds = kind if isinstance(kind, list) else [kind]
     plain = not any(key in node for key in ("enum", "const", "format", "pattern", "$ref"))
     if "string" in kinds and plain and not _is_count(node.get("maxLength")):
-        node["maxLength"] = max(_default_length(in_array), _count(node.get("minLength")))
+        node["maxLength"] = max(_default_length(in_array, length), _count(node.get("minLength")))
     if "array" in kinds and not _is_count(node.get("maxItems")):
         node["maxItems"] = max(DEFAULT_ITEMS, _count(node.get("minItems")))
     for key in ("properties", "patternProperties", "$defs", "definitions"):
@@ -200,16 +208,16 @@ def _bound_in_place(node: Any, depth: int, in_array: bool) -> None:
         if isinstance(children, dict):
             inside = in_array and key in ("properties", "patternProperties")
             for child in children.values():
-                _bound_in_place(child, depth + 1, inside)
-    _bound_in_place(node.get("additionalProperties"), depth + 1, in_array)
+                _bound_in_place(child, depth + 1, inside, length)
+    _bound_in_place(node.get("additionalProperties"), depth + 1, in_array, length)
     for key in ("anyOf", "oneOf", "allOf"):
-        _bound_in_place(node.get(key), depth + 1, in_array)
-    _bound_in_place(node.get("items"), depth + 1, True)
-    _bound_in_place(node.get("prefixItems"), depth + 1, True)
+        _bound_in_place(node.get(key), depth + 1, in_array, length)
+    _bound_in_place(node.get("items"), depth + 1, True, length)
+    _bound_in_place(node.get("prefixItems"), depth + 1, True, length)
 
 
-def _default_length(in_array: bool) -> int:
-    return DEFAULT_ITEM_STRING_LENGTH if in_array else DEFAULT_STRING_LENGTH
+def _default_length(in_array: bool, length: int) -> int:
+    return max(1, length // DEFAULT_ITEMS) if in_array else length
 
 
 def _is_count(value: Any) -> bool:

@@ -524,12 +524,16 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         explicit = ask.max_tokens if ask.max_tokens is not None else self.max_tokens
         if explicit is not None:
             return explicit
-        bound = answer_bound(None) if ask.output is None else ask.output.bound
+        bound = self._answer_bound(ask.output)
         effort = ask.reasoning_effort
         if effort not in ("disable", "none") and self._reasons():
             bound += REASONING_TOKENS[effort or "medium"]
         limit = self._output_limit()
         return bound if limit is None else min(bound, limit)
+
+    def _answer_bound(self, output: OutputSchema | None) -> int:
+        """The tokens the longest answer needs: the schema's bound, else `bounds.TEXT_TOKENS`."""
+        return answer_bound(None) if output is None else output.bound
 
     def _reasons(self) -> bool:
         """Whether this model reasons before it answers (litellm's model map says)."""

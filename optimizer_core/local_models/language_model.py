@@ -7,7 +7,7 @@ import copy
 import dataclasses
 from typing import Any, Protocol
 
-from optimizer_core.language_models.bounds import bounded_schema
+from optimizer_core.language_models.bounds import answer_bound, bounded_schema
 from optimizer_core.language_models.language_model import (
     ChatRequest,
     LanguageModel,
@@ -15,6 +15,16 @@ from optimizer_core.language_models.language_model import (
     StructuredOutput,
 )
 from optimizer_core.saving.object_registry import register_synalinks_serializable
+
+FREE_TEXT_LENGTH = 400
+"""Characters the bundled model may write in a string without ``maxLength`` (a tenth of it
+in a list), and tokens of a free-text answer.
+
+SmolLM2-135M writes 6 to 10 tokens per second per request on 2 cores shared with other
+work (the server's own timings, 4 requests in flight), and one character or more per
+token when it loops (``2.1.0.0.1...``, ``1, 2, 3,...``): 400 ends a runaway string
+within about a minute at worst, where `bounds.DEFAULT_STRING_LENGTH` (1,000) took 106 s
+and the context's end several minutes. Raise it for a larger local model."""
 
 
 class SupervisedServer(Protocol):
@@ -43,10 +53,11 @@ class LocalLanguageModel(LanguageModel):
     and on BANKING77 the instruction tripled the prompt tokens for no gain.
 
     The grammar also bounds the answer's length: every string without a
-    ``maxLength`` gets `bounds.DEFAULT_STRING_LENGTH`, every array without a
-    ``maxItems`` `bounds.DEFAULT_ITEMS` (`bounds.bounded_schema`), so a runaway
-    string (a 135M model's endless "thinking") closes at its bound and the answer
-    still parses, within the ``max_tokens`` every request carries. ``top_p`` and
+    ``maxLength`` gets ``free_text_length`` characters (a tenth of it in a list),
+    every array without a ``maxItems`` `bounds.DEFAULT_ITEMS` items
+    (`bounds.bounded_schema`), so a runaway string (a 135M model's endless
+    "thinking") closes at its bound and the answer still parses, within the
+    ``max_tokens`` every request carries (counted with the same lengths). ``top_p`` and
     ``top_k`` go in the request body, where llama-server reads them.
     Everything else (retries, fallbacks, cache, accounting) is `LanguageModel`'s.
 
@@ -62,6 +73,8 @@ class LocalLanguageModel(LanguageModel):
             ``response_format``, and not in the prompt (default True); False
             behaves like `LanguageModel` (bare ``{"type": "json_object"}``,
             schema written into the last user message).
+        free_text_length: characters of a string without ``maxLength``, and tokens of
+            a free-text answer (default `FREE_TEXT_LENGTH`).
         server: the `LocalModelServer` to keep running (not part of the config).
         **kwargs: `LanguageModel` arguments (``api_base``, ``temperature``,
             ``max_tokens``...). ``max_concurrency`` defaults to the server's
@@ -81,9 +94,16 @@ class LocalLanguageModel(LanguageModel):
         *,
         structured_output: StructuredOutput = "json_object",
         schema_in_response_format: bool = True,
+        free_text_length: int = FREE_TEXT_LENGTH,
         server: SupervisedServer | None = None,
         **kwargs: Any,
     ) -> None:
+        if (
+            isinstance(free_text_length, bool)
+            or not isinstance(free_text_length, int)
+            or free_text_length < 1
+        ):
+            raise ValueError(f"`free_text_length` must be an int >= 1, got {free_text_length!r}")
         if not isinstance(schema_in_response_format, bool):
             raise ValueError(
                 f"`schema_in_response_format` must be a bool, got {schema_in_response_format!r}"
@@ -92,6 +112,7 @@ class LocalLanguageModel(LanguageModel):
         self.server = server
         super().__init__(model, structured_output=structured_output, **kwargs)
         self.schema_in_response_format = schema_in_response_format
+        self.free_text_length = free_text_length
 
     def _default_concurrency(self) -> int:
         """The server's parallel slots (1 without a server: one request at a time)."""
@@ -121,7 +142,7 @@ class LocalLanguageModel(LanguageModel):
             return ChatRequest(
                 messages=messages,
                 schema=schema,
-                response_format={"type": "json_object", "schema": bounded_schema(schema)},
+                response_format={"type": "json_object", "schema": self._grammar_schema(schema)},
                 temperature=temperature,
             )
         request = super()._build_request(messages, output, temperature)
@@ -129,10 +150,18 @@ class LocalLanguageModel(LanguageModel):
         if request.schema is not None and response_format is not None:
             json_schema = response_format.get("json_schema")
             if isinstance(json_schema, dict):
-                bounded = {**json_schema, "schema": bounded_schema(request.schema)}
+                bounded = {**json_schema, "schema": self._grammar_schema(request.schema)}
                 response_format = {**response_format, "json_schema": bounded}
                 request = dataclasses.replace(request, response_format=response_format)
         return request
+
+    def _grammar_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        return bounded_schema(schema, string_length=self.free_text_length)
+
+    def _answer_bound(self, output: OutputSchema | None) -> int:
+        if output is None:
+            return self.free_text_length
+        return answer_bound(output.schema, string_length=self.free_text_length)
 
     def _sampling_arguments(self, request: ChatRequest) -> dict[str, Any]:
         """``top_p`` and ``top_k`` in the body, as llama-server reads them; no reasoning.
@@ -161,6 +190,7 @@ class LocalLanguageModel(LanguageModel):
         return {
             **super().get_config(),
             "schema_in_response_format": self.schema_in_response_format,
+            "free_text_length": self.free_text_length,
         }
 
     @classmethod
@@ -169,4 +199,4 @@ class LocalLanguageModel(LanguageModel):
         return cls(**copy.deepcopy(config))
 
 
-__all__ = ["LocalLanguageModel", "SupervisedServer"]
+__all__ = ["FREE_TEXT_LENGTH", "LocalLanguageModel", "SupervisedServer"]

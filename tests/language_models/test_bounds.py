@@ -203,3 +203,11 @@ async def test_a_generator_whose_answer_runs_away_gives_a_failed_sample() -> Non
     assert list(predictions) == [None, None]
     assert program.last_failures == 2
     assert len(lm.calls) == 2 and lm.usage.truncated_calls == 2
+
+
+def test_a_shorter_free_string_length_bounds_the_grammar_and_the_count_alike() -> None:
+    schema = output_schema(Verdict).schema
+    short = bounded_schema(schema, string_length=200)
+    assert short["properties"]["thinking"]["maxLength"] == 200
+    assert short["properties"]["tags"]["items"]["maxLength"] == 20
+    assert answer_bound(short) == answer_bound(schema, string_length=200) < answer_bound(schema)

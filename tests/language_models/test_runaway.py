@@ -15,9 +15,10 @@ import pytest
 import optimizer_core as synalinks
 from optimizer_core.exceptions import TruncatedResponseError
 from optimizer_core.language_models import LanguageModel
-from optimizer_core.language_models.bounds import DEFAULT_STRING_LENGTH
+from optimizer_core.language_models.bounds import DEFAULT_STRING_LENGTH, answer_bound
 from optimizer_core.language_models.language_model import output_schema
 from optimizer_core.local_models import LocalLanguageModel
+from optimizer_core.local_models.language_model import FREE_TEXT_LENGTH
 from optimizer_core.testing.scripted_server import ScriptedServer, runaway_responder
 from tests.support import Query
 
@@ -117,6 +118,8 @@ async def test_the_bundled_models_request_bounds_its_grammar_and_carries_top_k()
         sent: dict[str, Any] = server.stats.requests[-1]
     assert sent["top_k"] == 20 and sent["top_p"] == 0.9
     grammar = sent["response_format"]["schema"]["properties"]
-    assert grammar["thinking"]["maxLength"] == DEFAULT_STRING_LENGTH  # bounded for the grammar
+    assert grammar["thinking"]["maxLength"] == FREE_TEXT_LENGTH  # bounded for the grammar
     assert grammar["label"]["maxLength"] == 20  # the caller's own bound kept
-    assert sent["max_tokens"] == output_schema(module.output_model).bound
+    schema = output_schema(module.output_model).schema
+    assert sent["max_tokens"] == answer_bound(schema, string_length=FREE_TEXT_LENGTH)
+    assert sent["max_tokens"] < output_schema(module.output_model).bound

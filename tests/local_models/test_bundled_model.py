@@ -146,3 +146,48 @@ async def test_random_few_shot_trains_on_the_bundled_model(tmp_path: Path) -> No
         assert prediction is not None
         assert prediction.get_json()["intent"] in INTENTS
     assert fit_s < 120
+
+
+class Numbers(synalinks.DataModel):
+    numbers: str = pydantic.Field(description="Every number, separated by commas")
+
+
+ENDLESS = [
+    {"role": "system", "content": "Write every number from 1 to 100000, separated by commas."},
+    {"role": "user", "content": "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,"},
+]
+
+
+@pytest.mark.bundled_model
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(_server_skip_reason() is not None, reason=_server_skip_reason() or "")
+async def test_a_prompt_that_writes_for_ever_ends_within_its_bound(tmp_path: Path) -> None:
+    # Counting to 100,000 makes SmolLM2 write until its context is full (4,096 tokens,
+    # minutes on 2 cores) unless something stops it: here the grammar closes the
+    # free string at the model's free_text_length, and max_tokens ends the free text.
+    with LocalModelServer(cache_dir=tmp_path, watchdog_interval=None) as server:
+        lm = server.language_model(temperature=0.0, max_retries=0)
+        started = time.perf_counter()
+        structured, text = await asyncio.gather(
+            lm(ENDLESS, data_model=Numbers), lm(ENDLESS), return_exceptions=True
+        )
+        wall_s = time.perf_counter() - started
+    records = {record.finish_reason: record for record in lm.usage.records}
+    ends = [(r.finish_reason, r.completion_tokens, round(r.latency_s)) for r in records.values()]
+    print(f"runaway: {wall_s:.0f} s in all; (finish_reason, tokens, s) per call: {ends}")
+    # The structured answer parses: the grammar ended the string at its bound.
+    assert isinstance(structured, Numbers), structured
+    assert 0 < len(structured.numbers) <= lm.free_text_length
+    assert structured.numbers.count(",") > 50  # it kept counting until the bound
+    # The free text was cut at max_tokens, and is what was written so far.
+    assert isinstance(text, str) and text
+    cut = records["length"]
+    assert cut.completion_tokens == lm.free_text_length and cut.ok
+    assert all(record.completion_tokens <= answer_cap(lm) for record in lm.usage.records)
+
+
+def answer_cap(lm: synalinks.LanguageModel) -> int:
+    """The largest bound either request carried: the schema's with the free string's length."""
+    from optimizer_core.language_models.bounds import answer_bound
+
+    return answer_bound(Numbers.model_json_schema(), string_length=lm.free_text_length)
