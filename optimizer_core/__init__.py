@@ -44,26 +44,56 @@ from optimizer_core.language_models import (
     FakeLanguageModel,
     LanguageModel,
 )
-from optimizer_core.modules import ChainOfThought, Generator, Input, Module, SymbolicDataModel
+from optimizer_core.modules import (
+    And,
+    Branch,
+    ChainOfThought,
+    Concat,
+    Decision,
+    Generator,
+    Identity,
+    InMask,
+    Input,
+    Module,
+    MultiDecision,
+    Not,
+    Or,
+    OutMask,
+    SelfCritique,
+    SymbolicDataModel,
+    Xor,
+)
 from optimizer_core.programs import Program
 from optimizer_core.variables import Variable
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "And",
+    "Branch",
     "ChainOfThought",
+    "Concat",
     "DataModel",
+    "Decision",
     "EmbeddingModel",
     "FakeEmbeddingModel",
     "FakeLanguageModel",
     "Field",
     "Generator",
+    "Identity",
+    "InMask",
     "Input",
     "LanguageModel",
     "Module",
+    "MultiDecision",
+    "Not",
+    "Or",
+    "OutMask",
     "Program",
+    "SelfCritique",
     "SymbolicDataModel",
     "Variable",
+    "Xor",
     "__version__",
     "callbacks",
     "data_model_from_schema",

@@ -14,6 +14,8 @@ from typing import Any
 import pydantic
 from pydantic import ConfigDict
 
+from optimizer_core import model_algebra
+
 JsonDict = dict[str, Any]
 
 
@@ -49,6 +51,71 @@ class DataModel(pydantic.BaseModel):
 
     def pretty_json(self) -> str:
         return json.dumps(self.get_json(), indent=2, ensure_ascii=False)
+
+    def __getitem__(self, key: str) -> Any:
+        """``answer["answer"]``: a field's JSON value (KeyError when there is no such field)."""
+        data = self.get_json()
+        if key not in data:
+            raise KeyError(f"{type(self).__name__} has no field {key!r}; it has {list(data)}")
+        return data[key]
+
+    def keys(self) -> list[str]:
+        """The field names, in order."""
+        return list(type(self).model_fields)
+
+    # The operators of the reference library's data models (see `model_algebra`):
+    # ``a + b`` concatenates (None is an error), ``a & b`` concatenates or gives None
+    # when either is None, ``a | b`` is the first that is not None, ``a ^ b`` the only
+    # one that is not None (None when both are), ``~a`` is None.
+
+    def __add__(self, other: Any) -> DataModel:
+        if other is None:
+            raise ValueError(
+                f"cannot concatenate {type(self).__name__} with None: `+` needs both "
+                "(use `&` to get None when either is None)"
+            )
+        if not isinstance(other, DataModel):
+            return NotImplemented
+        return model_algebra.concat_values([self, other], base=DataModel)
+
+    def __radd__(self, other: Any) -> DataModel:
+        if other is None:
+            raise ValueError(
+                f"cannot concatenate None with {type(self).__name__}: `+` needs both "
+                "(use `&` to get None when either is None)"
+            )
+        return NotImplemented
+
+    def __and__(self, other: Any) -> DataModel | None:
+        if other is None:
+            return None
+        if not isinstance(other, DataModel):
+            return NotImplemented
+        return model_algebra.concat_values([self, other], base=DataModel)
+
+    def __rand__(self, other: Any) -> DataModel | None:
+        return None if other is None else NotImplemented
+
+    def __or__(self, other: Any) -> DataModel:
+        if other is None or isinstance(other, DataModel):
+            return self
+        return NotImplemented
+
+    def __ror__(self, other: Any) -> DataModel:
+        return self if other is None else NotImplemented
+
+    def __xor__(self, other: Any) -> DataModel | None:
+        if other is None:
+            return self
+        if not isinstance(other, DataModel):
+            return NotImplemented
+        return None
+
+    def __rxor__(self, other: Any) -> DataModel | None:
+        return self if other is None else NotImplemented
+
+    def __invert__(self) -> None:
+        return None
 
 
 def to_json(value: Any) -> JsonDict | None:

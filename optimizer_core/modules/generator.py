@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
+from optimizer_core import model_algebra
 from optimizer_core.datamodels import DataModel, JsonDict, to_json
 from optimizer_core.exceptions import LanguageModelError
 from optimizer_core.language_models.language_model import (
@@ -15,7 +16,7 @@ from optimizer_core.language_models.language_model import (
     check_sampling,
     output_schema,
 )
-from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel, variable_value
+from optimizer_core.modules.module import Module, SymbolicDataModel, note_step, variable_value
 from optimizer_core.modules.serialization import deserialize_data_model, serialize_data_model
 from optimizer_core.variables import Variable
 
@@ -52,6 +53,11 @@ class Generator(Module):
     still fails after the language model's retries gives ``None`` (and is
     counted by the trainer), so one bad sample never stops a batch.
 
+    Called on several inputs (``await Generator(...)([question, draft])``), it
+    sees them as one JSON: their fields merged as `Concat` merges them (a name
+    already taken gets a ``_1`` suffix). An input that is None (a branch not
+    taken) makes the output None without a call.
+
     Args:
         data_model: the output DataModel (the JSON the model must fill).
         language_model: the `LanguageModel` to call.
@@ -59,6 +65,8 @@ class Generator(Module):
         examples: initial few-shot examples, a list of ``{inputs, outputs}``.
         use_inputs_schema: also show the input JSON schema in the prompt.
         use_outputs_schema: also show the output JSON schema in the prompt.
+        return_inputs: output the inputs' fields followed by the answer's (default
+            False: the answer alone), as the reference library's ``return_inputs``.
         temperature: sampling temperature for this module (default: the model's).
         max_tokens: the most tokens one answer may have (default None: the
             model's setting, else what the longest answer the output schema allows
@@ -90,6 +98,7 @@ class Generator(Module):
         examples: list[JsonDict] | None = None,
         use_inputs_schema: bool = False,
         use_outputs_schema: bool = False,
+        return_inputs: bool = False,
         temperature: float | None = None,
         max_tokens: int | None = None,
         top_p: float | None = None,
@@ -125,6 +134,9 @@ class Generator(Module):
         self.language_model = language_model
         self.use_inputs_schema = use_inputs_schema
         self.use_outputs_schema = use_outputs_schema
+        if not isinstance(return_inputs, bool):
+            raise TypeError(f"`return_inputs` must be True or False, got {return_inputs!r}")
+        self.return_inputs = return_inputs
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.top_p = top_p
@@ -136,7 +148,7 @@ class Generator(Module):
             Variable(
                 name=f"{self.name}/state",
                 initial_value={
-                    "instructions": instructions or default_instructions(self.output_model),
+                    "instructions": instructions or self.default_instructions(),
                     "examples": list(examples or []),
                 },
                 data_model=GeneratorState,
@@ -148,10 +160,22 @@ class Generator(Module):
         """The DataModel the language model fills (ChainOfThought adds ``thinking``)."""
         return data_model
 
+    def default_instructions(self) -> str:
+        """The instructions when none are given: name the output keys."""
+        return default_instructions(self.output_model)
+
     def compute_output_spec(self, inputs: list[SymbolicDataModel]) -> type[DataModel]:
-        if len(inputs) != 1:
-            raise TypeError(f"Generator {self.name!r} takes one input, got {len(inputs)}")
-        return self.output_model
+        if not inputs:
+            raise TypeError(f"Generator {self.name!r} needs at least one input")
+        if not self.return_inputs:
+            return self.output_model
+        models = [symbol.data_model for symbol in inputs]
+        prompt = model_algebra.concat_models(models, base=DataModel)
+        return model_algebra.concat_models([prompt, self.output_model], base=DataModel)
+
+    def prompt_input(self, values: list[DataModel]) -> DataModel:
+        """The one DataModel the language model is shown for these inputs (merged)."""
+        return model_algebra.concat_values(values, base=DataModel)
 
     # Prompt ---------------------------------------------------------------------------------
 
@@ -182,18 +206,27 @@ class Generator(Module):
     # Run ------------------------------------------------------------------------------------
 
     async def call(self, inputs: Any, *, training: bool = False) -> DataModel | None:
-        input_json = to_json(inputs)
-        if input_json is None:
+        values = list(inputs) if isinstance(inputs, list | tuple) else [inputs]
+        if any(value is None for value in values):
             return None
+        prompt: DataModel | None = None
+        if all(isinstance(value, DataModel) for value in values):
+            prompt = self.prompt_input(values)
+            input_json = prompt.get_json()
+        elif len(values) == 1:
+            input_json = to_json(values[0]) or {}
+        else:
+            raise TypeError(
+                f"Generator {self.name!r}: several inputs must be DataModels, got "
+                f"{[type(value).__name__ for value in values]}"
+            )
+        if prompt is not values[0]:
+            note_step(inputs=input_json)  # the examples show what the model was shown
         input_schema = (
-            inputs.get_schema()
-            if self.use_inputs_schema and isinstance(inputs, DataModel)
-            else None
+            type(prompt).get_schema() if self.use_inputs_schema and prompt is not None else None
         )
         messages = self.format_messages(input_json, input_schema)
         output: DataModel | None = None
-        error: str | None = None
-        exception: BaseException | None = None
         try:
             # The language model validates the answer against the output model (once)
             # and returns the instance; its schema is built once per class.
@@ -208,20 +241,12 @@ class Generator(Module):
             )
         except LanguageModelError as failure:
             error = f"{type(failure).__name__}: {failure}"
-            exception = failure
+            note_step(error=error, exception=failure)
             logger.warning("Generator %r failed: %s", self.name, error)
-        trace = TRACE.get()
-        if trace is not None:
-            trace.append(
-                {
-                    "module": self.name,
-                    "inputs": input_json,
-                    "outputs": output.get_json() if output is not None else None,
-                    "error": error,
-                    "exception": exception,
-                }
-            )
-        return output
+        if output is None or not self.return_inputs:
+            return output
+        shown = [prompt] if prompt is not None else []
+        return model_algebra.concat_values([*shown, output], base=DataModel)
 
     # Config ---------------------------------------------------------------------------------
 
@@ -235,6 +260,7 @@ class Generator(Module):
             "instructions": self.initial_instructions,
             "use_inputs_schema": self.use_inputs_schema,
             "use_outputs_schema": self.use_outputs_schema,
+            "return_inputs": self.return_inputs,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "top_p": self.top_p,

@@ -18,7 +18,9 @@ class InputLayer(Module):
             raise TypeError(f"`data_model` must be a DataModel subclass, got {data_model!r}")
         super().__init__(name=name or None, **kwargs)
         self.data_model = data_model
-        self.output = SymbolicDataModel(data_model, node=Node(self, []))
+        node = Node(self, [])
+        self.output = SymbolicDataModel(data_model, node=node)
+        node.outputs = [self.output]
 
     async def call(self, inputs: Any, *, training: bool = False) -> Any:
         return inputs

@@ -8,9 +8,21 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from optimizer_core.datamodels import DataModel, JsonDict, to_json
-from optimizer_core.exceptions import DataError, GraphDisconnectedError, SerializationError
+from optimizer_core.exceptions import (
+    DataError,
+    GraphDisconnectedError,
+    ProgramError,
+    SerializationError,
+)
 from optimizer_core.modules.input import InputLayer
-from optimizer_core.modules.module import TRACE, Module, SymbolicDataModel, unique_name
+from optimizer_core.modules.module import (
+    TRACE,
+    Module,
+    Node,
+    SymbolicDataModel,
+    iter_modules,
+    unique_name,
+)
 from optimizer_core.programs.best_epoch import snapshot
 from optimizer_core.programs.fit_state import FitState
 from optimizer_core.programs.results import Trace, TraceStep
@@ -76,7 +88,8 @@ class Program(Trainer):
 
     # Graph ----------------------------------------------------------------------------------
 
-    def _topological_order(self) -> list[tuple[Module, list[SymbolicDataModel], SymbolicDataModel]]:
+    def _topological_order(self) -> list[Node]:
+        """The nodes from the inputs to the outputs, each after the nodes it reads."""
         input_ids = {id(s) for s in self.inputs}
         for symbol in self.inputs:
             if not isinstance(symbol.node.module, InputLayer):
@@ -84,54 +97,63 @@ class Program(Trainer):
                     f"program {self.name!r}: `inputs` must come from Input(), "
                     f"got the output of {symbol.node.module.name!r}"
                 )
-        order: list[tuple[Module, list[SymbolicDataModel], SymbolicDataModel]] = []
+        order: list[Node] = []
         seen: set[int] = set()
-        names: dict[str, Module] = {}
 
         def visit(symbol: SymbolicDataModel, path: list[str]) -> None:
-            if id(symbol) in seen:
+            node = symbol.node
+            if id(node) in seen:
                 return
-            module = symbol.node.module
+            module = node.module
             if isinstance(module, InputLayer) and id(symbol) not in input_ids:
                 raise GraphDisconnectedError(
                     f"program {self.name!r}: output depends on Input {module.name!r} "
                     f"({module.data_model.__name__}) which is not in `inputs` "
                     f"(path: {' <- '.join([*path, module.name])})"
                 )
-            for parent in symbol.node.inbound:
+            for parent in node.inbound:
                 visit(parent, [*path, module.name])
-            seen.add(id(symbol))
-            other = names.get(module.name)
-            if other is not None and other is not module:
-                raise GraphDisconnectedError(
-                    f"program {self.name!r}: two modules are named {module.name!r}"
-                )
-            names[module.name] = module
-            order.append((module, symbol.node.inbound, symbol))
+            seen.add(id(node))
+            order.append(node)
 
         for output in self.outputs:
             visit(output, [])
-        reached = {id(symbol) for _, _, symbol in order}
+        reached = {id(node) for node in order}
         for symbol in self.inputs:
-            if id(symbol) not in reached:
+            if id(symbol.node) not in reached:
                 raise GraphDisconnectedError(
                     f"program {self.name!r}: Input {symbol.node.module.name!r} "
                     f"({symbol.data_model.__name__}) is not connected to any output"
+                )
+        names: dict[str, Module] = {}
+        for module in iter_modules([node.module for node in order]):
+            other = names.setdefault(module.name, module)
+            if other is not module:
+                raise GraphDisconnectedError(
+                    f"program {self.name!r}: two modules are named {module.name!r}"
                 )
         return order
 
     @property
     def modules(self) -> list[Module]:
-        return [module for module, _, _ in self._order]
+        """The modules of the graph, inputs first, each once (not the modules they hold)."""
+        return list({id(node.module): node.module for node in self._order}.values())
+
+    @property
+    def all_modules(self) -> list[Module]:
+        """Every module, with the modules each holds (a Branch's decision and branches)."""
+        return list(iter_modules(self.modules))
 
     def get_module(self, name: str) -> Module:
-        for module in self.modules:
+        """The module of this name, in the graph or held by one of its modules."""
+        for module in self.all_modules:
             if module.name == name:
                 return module
         raise ValueError(f"program {self.name!r} has no module {name!r}")
 
     @property
     def variables(self) -> list[Variable]:
+        """Every module's variables (those of the modules they hold included)."""
         return [v for m in self.modules for v in m.variables]
 
     @property
@@ -156,7 +178,7 @@ class Program(Trainer):
     def language_models(self) -> list[Any]:
         """The distinct language models the program's modules call."""
         found: list[Any] = []
-        for module in self.modules:
+        for module in self.all_modules:
             lm = getattr(module, "language_model", None)
             if lm is not None and all(lm is not other for other in found):
                 found.append(lm)
@@ -180,7 +202,7 @@ class Program(Trainer):
         """
         if language_model is None:
             raise ValueError("`language_model` is required, got None")
-        for module in self.modules:
+        for module in self.all_modules:
             if getattr(module, "language_model", None) is not None:
                 cast(Any, module).language_model = language_model
 
@@ -220,10 +242,12 @@ class Program(Trainer):
             training: run the modules in training mode (default False).
 
         Returns:
-            A `Trace`: the program's output, and a `TraceStep` (module name, input
-            and output as JSON, error) per module run, in the order they ran. A
-            Generator whose model call failed has ``outputs`` None and the error;
-            the modules after it do not run and have no step.
+            A `Trace`: the program's output, and a `TraceStep` per module call, in
+            the order the calls started: module name, input and output as JSON, the
+            error of a module that failed, the module that called it (``parent``,
+            for the modules a Branch or a SelfCritique holds), ``skipped`` for a
+            module that did not run because an input was None (a branch not taken,
+            a module after one that failed), and ``taken``, a Branch's labels.
 
         Example:
             ```python
@@ -232,41 +256,34 @@ class Program(Trainer):
                 print(step.module, step.inputs, "->", step.outputs or step.error)
             ```
         """
-        steps: list[TraceStep] = []
-        token = TRACE.set([])  # the modules' own records (a Generator's error) land here
+        records: list[JsonDict] = []
+        token = TRACE.set(records)
         try:
-            output = await self._run(inputs, training=training, steps=steps)
+            output = await self._run(inputs, training=training)
         finally:
             TRACE.reset(token)
-        return Trace(output=output, steps=steps)
+        return Trace(output=output, steps=[TraceStep.from_record(r) for r in records])
 
-    async def _run(
-        self, inputs: Any, *, training: bool, steps: list[TraceStep] | None = None
-    ) -> Any:
+    async def _run(self, inputs: Any, *, training: bool) -> Any:
         values: dict[int, Any] = {}
         for symbol, value in zip(self.inputs, self.coerce_inputs(inputs), strict=True):
             values[id(symbol)] = value
-        for module, inbound, symbol in self._order:
-            if isinstance(module, InputLayer):
+        for node in self._order:
+            if isinstance(node.module, InputLayer):
                 continue
-            args = [values[id(parent)] for parent in inbound]
-            if any(arg is None for arg in args):
-                values[id(symbol)] = None
+            args = [values[id(parent)] for parent in node.inbound]
+            output = await node.module(args[0] if len(args) == 1 else args, training=training)
+            if len(node.outputs) == 1:
+                values[id(node.outputs[0])] = output
                 continue
-            arg = args[0] if len(args) == 1 else args
-            records = TRACE.get() if steps is not None else None
-            seen = len(records) if records is not None else 0
-            values[id(symbol)] = output = await module(arg, training=training)
-            if steps is not None:
-                own = [r for r in (records or [])[seen:] if r.get("module") == module.name]
-                steps.append(
-                    TraceStep(
-                        module=module.name,
-                        inputs=_as_json(arg),
-                        outputs=_as_json(output),
-                        error=own[-1].get("error") if own else None,
-                    )
+            slots = list(output) if isinstance(output, list | tuple) else [None] * len(node.outputs)
+            if len(slots) != len(node.outputs):
+                raise ProgramError(
+                    f"module {node.module.name!r} gave {len(slots)} outputs, "
+                    f"its node has {len(node.outputs)}"
                 )
+            for symbol, slot in zip(node.outputs, slots, strict=True):
+                values[id(symbol)] = slot
         results = [values[id(symbol)] for symbol in self.outputs]
         return results[0] if self._single_output else results
 
@@ -275,12 +292,13 @@ class Program(Trainer):
     def summary(self, print_fn: Callable[[str], None] | None = None) -> str:
         """Print (and return) a table of modules, their input and output models, variables."""
         rows = [("Module (type)", "Inputs", "Output", "Trainable")]
-        for module, inbound, symbol in self._order:
+        for node in self._order:
+            module = node.module
             rows.append(
                 (
                     f"{module.name} ({type(module).__name__})",
-                    ", ".join(p.data_model.__name__ for p in inbound) or "-",
-                    symbol.data_model.__name__,
+                    ", ".join(p.data_model.__name__ for p in node.inbound) or "-",
+                    ", ".join(o.data_model.__name__ for o in node.outputs),
                     str(len(module.trainable_variables)),
                 )
             )
@@ -307,18 +325,22 @@ class Program(Trainer):
     # Serialisation --------------------------------------------------------------------------
 
     def get_config(self) -> JsonDict:
-        """The architecture: modules with their configs and wiring."""
+        """The architecture: modules with their configs and wiring.
+
+        A module's ``inbound`` lists what it reads, in order: a module's name, or
+        ``{"module": name, "output": i}`` for output ``i`` of a module that has
+        several (a Branch's slot per label). The program's ``outputs`` name theirs
+        the same way.
+        """
         from optimizer_core.saving.object_registry import serialize_object
 
-        symbol_names: dict[int, str] = {}
         modules = []
-        for module, inbound, symbol in self._order:
-            symbol_names[id(symbol)] = module.name
+        for node in self._order:
             modules.append(
                 {
-                    "name": module.name,
-                    "module": serialize_object(module),
-                    "inbound": [symbol_names[id(p)] for p in inbound],
+                    "name": node.module.name,
+                    "module": serialize_object(node.module),
+                    "inbound": [_wire(p) for p in node.inbound],
                 }
             )
         return {
@@ -326,7 +348,7 @@ class Program(Trainer):
             "description": self.description,
             "modules": modules,
             "inputs": [s.node.module.name for s in self.inputs],
-            "outputs": [symbol_names[id(s)] for s in self.outputs],
+            "outputs": [_wire(s) for s in self.outputs],
             "single_input": self._single_input,
             "single_output": self._single_output,
         }
@@ -335,7 +357,7 @@ class Program(Trainer):
     def from_config(cls, config: JsonDict) -> Program:
         from optimizer_core import modules as modules_family
 
-        symbols: dict[str, SymbolicDataModel] = {}
+        nodes: dict[str, Node] = {}
         for index, entry in enumerate(config["modules"]):
             where = f"modules[{index}].module"
             try:
@@ -350,22 +372,29 @@ class Program(Trainer):
                     f"cannot rebuild module {entry.get('name')!r}: {error}", path=where
                 ) from error
             if isinstance(module, InputLayer):
-                symbols[module.name] = module.output
+                nodes[module.name] = module.output.node
                 continue
+            inbound = [
+                _wired(nodes, wire, f"modules[{index}].inbound[{position}]", module.name)
+                for position, wire in enumerate(entry["inbound"])
+            ]
             try:
-                inbound = [symbols[name] for name in entry["inbound"]]
-            except KeyError as missing:
-                position = list(entry["inbound"]).index(missing.args[0])
+                output = module.symbolic_call(inbound)
+            except (TypeError, ValueError) as error:
                 raise SerializationError(
-                    f"module {module.name!r} is wired to unknown module {missing.args[0]!r}",
-                    path=f"modules[{index}].inbound[{position}]",
-                ) from None
-            symbols[module.name] = module.symbolic_call(inbound)
-        try:
-            inputs = [symbols[name] for name in config["inputs"]]
-            outputs = [symbols[name] for name in config["outputs"]]
-        except KeyError as missing:
-            raise SerializationError(f"unknown input/output module {missing.args[0]!r}") from None
+                    f"module {module.name!r} cannot take its inputs: {error}",
+                    path=f"modules[{index}].inbound",
+                ) from error
+            first = output[0] if isinstance(output, tuple) else output
+            nodes[module.name] = first.node
+        inputs = [
+            _wired(nodes, name, f"inputs[{position}]", "the program")
+            for position, name in enumerate(config["inputs"])
+        ]
+        outputs = [
+            _wired(nodes, wire, f"outputs[{position}]", "the program")
+            for position, wire in enumerate(config["outputs"])
+        ]
         return cls(
             inputs=inputs[0] if config.get("single_input", True) and len(inputs) == 1 else inputs,
             outputs=outputs[0]
@@ -552,8 +581,37 @@ def _is_coroutine(value: Any) -> bool:
     return False
 
 
-def _as_json(value: Any) -> Any:
-    """A module's input or output as JSON (a list of them for several)."""
-    if isinstance(value, list | tuple):
-        return [_as_json(item) for item in value]
-    return to_json(value)
+def _wire(symbol: SymbolicDataModel) -> str | JsonDict:
+    """How a document names a module's output: its name, or ``{module, output}``."""
+    if len(symbol.node.outputs) == 1:
+        return symbol.node.module.name
+    return {"module": symbol.node.module.name, "output": symbol.index}
+
+
+def _wired(nodes: dict[str, Node], wire: Any, path: str, reader: str) -> SymbolicDataModel:
+    """The output a document's ``inbound`` / ``outputs`` entry names (see `Program.get_config`)."""
+    if isinstance(wire, dict):
+        name, index = wire.get("module"), wire.get("output")
+    else:
+        name, index = wire, None
+    node = nodes.get(name) if isinstance(name, str) else None
+    if node is None:
+        raise SerializationError(
+            f"{reader} is wired to unknown module {name!r} (the modules before it: "
+            f"{sorted(nodes)})",
+            path=path,
+        )
+    if index is None:
+        if len(node.outputs) != 1:
+            raise SerializationError(
+                f"module {name!r} has {len(node.outputs)} outputs: name one as "
+                f'{{"module": {name!r}, "output": i}}',
+                path=path,
+            )
+        return node.outputs[0]
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(node.outputs):
+        raise SerializationError(
+            f"module {name!r} has outputs 0 to {len(node.outputs) - 1}, got {index!r}",
+            path=f"{path}.output",
+        )
+    return node.outputs[index]

@@ -79,19 +79,45 @@ class Evaluation:
 
 @dataclass(frozen=True)
 class TraceStep:
-    """What one module saw and produced.
+    """What one module call saw and produced.
 
     Attributes:
         module: the module's name.
-        inputs: its input as JSON (a list for a module with several inputs).
-        outputs: its output as JSON; None when it failed.
+        inputs: its input as JSON: what a Generator showed its model (several
+            inputs merged, a Decision's question added), else a list for a module
+            with several inputs.
+        outputs: its output as JSON (a list for a module with several outputs, a
+            Branch's slot per label, None in the slots not taken); None when it
+            failed or did not run.
         error: why it failed (a Generator's model or parsing error); None when it did not.
+        parent: the module whose call made this one (a Branch for its decision and
+            branches, a SelfCritique for its critic); None for a module of the graph.
+        skipped: it did not run because an input was None (a branch not taken, or
+            a module after one that failed).
+        taken: a Branch's labels whose branch ran; None for other modules.
     """
 
     module: str
     inputs: Any
     outputs: Any
     error: str | None = None
+    parent: str | None = None
+    skipped: bool = False
+    taken: list[str] | None = None
+
+    @classmethod
+    def from_record(cls, record: JsonDict) -> TraceStep:
+        """A step from the record a module call left in the trace (`modules.module`)."""
+        taken = record.get("taken")
+        return cls(
+            module=record["module"],
+            inputs=record.get("inputs"),
+            outputs=record.get("outputs"),
+            error=record.get("error"),
+            parent=record.get("parent"),
+            skipped=bool(record.get("skipped")),
+            taken=list(taken) if taken is not None else None,
+        )
 
     def as_json(self) -> JsonDict:
         return {
@@ -99,6 +125,9 @@ class TraceStep:
             "inputs": self.inputs,
             "outputs": self.outputs,
             "error": self.error,
+            "parent": self.parent,
+            "skipped": self.skipped,
+            "taken": self.taken,
         }
 
 
@@ -109,8 +138,9 @@ class Trace:
     Attributes:
         output: what calling the program returned (a DataModel, a list of them for
             several outputs, None where it failed).
-        steps: one `TraceStep` per module that ran, in the order they ran. A
-            module whose input failed upstream does not run and has no step.
+        steps: one `TraceStep` per module call, in the order the calls started (a
+            module before the modules it holds); a module that did not run because
+            an input was None has a ``skipped`` step.
     """
 
     output: Any

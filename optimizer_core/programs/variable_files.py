@@ -59,9 +59,10 @@ def variables_layout(modules: Sequence[Module]) -> list[JsonDict]:
     included), in that order: ``variable`` (its name),
     ``module`` (its module's name), ``module_index`` (the module's position in
     the topological order, Inputs included), ``module_class`` and ``path`` (the
-    variable's name within its module, ``state`` for ``generator_1/state``).
-    `load_variables` matches by this when the names differ, the way Keras 3
-    names saved weights by their place in the model rather than by layer name.
+    variable's name within its module, ``state`` for ``generator_1/state``; for a
+    module held by another, its position there first: ``0:state`` for the decision
+    of a Branch). `load_variables` matches by this when the names differ, the way
+    Keras 3 names saved weights by their place in the model rather than by layer name.
     """
     layout: list[JsonDict] = []
     seen: set[int] = set()
@@ -69,17 +70,25 @@ def variables_layout(modules: Sequence[Module]) -> list[JsonDict]:
         if id(module) in seen:
             continue
         seen.add(id(module))
-        for variable in module.variables:
+        for variable, path in _variable_paths(module):
             layout.append(
                 {
                     "variable": variable.name,
                     "module": module.name,
                     "module_index": index,
                     "module_class": type(module).__name__,
-                    "path": _path_in_module(module.name, variable.name),
+                    "path": path,
                 }
             )
     return layout
+
+
+def _variable_paths(module: Module, prefix: str = "") -> list[tuple[Variable, str]]:
+    """A module's variables (its own, then its held modules'), each with its path in it."""
+    found = [(v, prefix + _path_in_module(module.name, v.name)) for v in module.own_variables]
+    for position, held in enumerate(module.submodules):
+        found.extend(_variable_paths(held, f"{prefix}{position}:"))
+    return found
 
 
 def save_variables(program: VariableHolder, filepath: str | os.PathLike[str]) -> None:

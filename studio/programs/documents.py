@@ -85,14 +85,26 @@ def sanitize_document(document: JsonDict) -> JsonDict:
 
 
 def _module_configs(document: JsonDict) -> dict[str, JsonDict]:
-    modules = (document.get("program") or {}).get("modules") or []
-    return {
-        str(entry.get("name")): entry["module"]["config"]
-        for entry in modules
-        if isinstance(entry, dict)
-        and isinstance(entry.get("module"), dict)
-        and isinstance(entry["module"].get("config"), dict)
-    }
+    """Every module's config by name, the modules a Branch holds (its ``branches``) too."""
+    found: dict[str, JsonDict] = {}
+
+    def visit(serialized: Any) -> None:
+        config = serialized.get("config") if isinstance(serialized, dict) else None
+        if not isinstance(config, dict):
+            return
+        found[str(config.get("name"))] = config
+        for inner in config.get("branches") or []:
+            visit(inner)
+
+    for entry in (document.get("program") or {}).get("modules") or []:
+        if isinstance(entry, dict):
+            visit(entry.get("module"))
+            if isinstance(entry.get("module"), dict) and isinstance(
+                entry["module"].get("config"), dict
+            ):
+                # a module entry is keyed by its entry name (the same, in documents we write)
+                found[str(entry.get("name"))] = entry["module"]["config"]
+    return found
 
 
 def storable_document(trained: JsonDict, source: JsonDict) -> JsonDict:
@@ -124,6 +136,22 @@ def storable_document(trained: JsonDict, source: JsonDict) -> JsonDict:
     return stored
 
 
+def _wire_name(wire: Any) -> str | None:
+    """The module a wire names: ``"name"``, or ``{"module": name, "output": i}`` for output
+    ``i`` of a module with several (a Branch's slot per label); None for anything else."""
+    if isinstance(wire, str):
+        return wire
+    if (
+        isinstance(wire, dict)
+        and set(wire) == {"module", "output"}
+        and isinstance(wire["module"], str)
+        and isinstance(wire["output"], int)
+        and not isinstance(wire["output"], bool)
+    ):
+        return wire["module"]
+    return None
+
+
 def _check_language_model(config: Any, path: str) -> list[FieldError]:
     if not isinstance(config, dict):
         return [FieldError(path, "expected a serialised language model object")]
@@ -150,12 +178,22 @@ def _check_module(entry: Any, path: str) -> list[FieldError]:
     if not isinstance(entry.get("name"), str) or not entry.get("name"):
         errors.append(FieldError(f"{path}.name", "a module needs a non-empty name"))
     inbound = entry.get("inbound", [])
-    if not isinstance(inbound, list) or not all(isinstance(n, str) for n in inbound):
-        errors.append(FieldError(f"{path}.inbound", "expected a list of module names"))
-    module = entry.get("module")
-    module_path = f"{path}.module"
+    if not isinstance(inbound, list) or not all(_wire_name(n) is not None for n in inbound):
+        errors.append(
+            FieldError(
+                f"{path}.inbound",
+                'expected a list of module names or {"module": name, "output": index} objects',
+            )
+        )
+    return [*errors, *_check_module_object(entry.get("module"), f"{path}.module")]
+
+
+def _check_module_object(module: Any, module_path: str) -> list[FieldError]:
+    """The problems of one serialised module, and of the modules its config holds (a
+    Branch's ``branches``), each at its path."""
+    errors: list[FieldError] = []
     if not isinstance(module, dict):
-        return [*errors, FieldError(module_path, "expected a serialised module object")]
+        return [FieldError(module_path, "expected a serialised module object")]
     class_name = module.get("class_name")
     if not isinstance(class_name, str) or not class_name:
         return [*errors, FieldError(f"{module_path}.class_name", "missing module class name")]
@@ -182,6 +220,13 @@ def _check_module(entry: Any, path: str) -> list[FieldError]:
         part_errors.extend(
             _check_language_model(config["language_model"], f"{config_path}.language_model")
         )
+    held = config.get("branches")
+    if isinstance(held, list):
+        for position, inner in enumerate(held):
+            if inner is not None:
+                part_errors.extend(
+                    _check_module_object(inner, f"{config_path}.branches[{position}]")
+                )
     if part_errors:
         return [*errors, *part_errors]
     try:
@@ -242,8 +287,9 @@ def _validate(document: Any) -> list[FieldError]:
             continue
         inbound = entry.get("inbound", [])
         if isinstance(inbound, list):
-            for position, name in enumerate(inbound):
-                if isinstance(name, str) and name not in seen:
+            for position, wire in enumerate(inbound):
+                name = _wire_name(wire)
+                if name is not None and name not in seen:
                     errors.append(
                         FieldError(
                             f"{path}.inbound[{position}]",
@@ -260,9 +306,12 @@ def _validate(document: Any) -> list[FieldError]:
         if not isinstance(names, list) or not names:
             errors.append(FieldError(f"program.{key}", "expected a non-empty list of module names"))
             continue
-        for position, name in enumerate(names):
-            if name not in seen:
-                errors.append(FieldError(f"program.{key}[{position}]", f"unknown module {name!r}"))
+        for position, wire in enumerate(names):
+            name = _wire_name(wire) if key == "outputs" else wire
+            if not isinstance(name, str) or name not in seen:
+                errors.append(
+                    FieldError(f"program.{key}[{position}]", f"unknown module {name or wire!r}")
+                )
     if errors:
         return errors
     # Architecture and variables first, then the compile config, so an error is

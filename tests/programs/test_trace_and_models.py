@@ -40,6 +40,9 @@ async def test_trace_reports_each_module_in_the_order_they_ran() -> None:
         "inputs": {"query": "Capital of France?"},
         "outputs": {"draft": "Paris?"},
         "error": None,
+        "parent": None,
+        "skipped": False,
+        "taken": None,
     }
     assert TRACE.get() is None  # the caller's context is left as it was
 
@@ -51,9 +54,11 @@ async def test_a_failed_module_shows_its_error_and_the_modules_after_it_do_not_r
     trace = await program.trace(Query(query="?"))
 
     assert trace.output is None
-    [step] = trace.steps
-    assert step.module == "drafter" and step.outputs is None
+    step, after = trace.steps
+    assert step.module == "drafter" and step.outputs is None and not step.skipped
     assert step.error is not None and "InvalidResponseError" in step.error
+    assert after == TraceStep("finisher", None, None, None, skipped=True)
+    assert len(lm.calls) == 1  # the finisher never called its model
 
 
 async def test_trace_checks_the_input_like_a_call() -> None:

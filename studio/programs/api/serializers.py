@@ -129,10 +129,29 @@ class TryRequestSerializer(serializers.Serializer[dict[str, Any]]):
 
 
 class TraceEntrySerializer(serializers.Serializer[dict[str, Any]]):
+    """One module call of a run (`optimizer_core.programs.TraceStep`)."""
+
     module = serializers.CharField()
-    inputs = serializers.JSONField(allow_null=True)
-    outputs = serializers.JSONField(allow_null=True)
+    inputs = serializers.JSONField(
+        allow_null=True, help_text="what the module got (a Generator: what its model was shown)"
+    )
+    outputs = serializers.JSONField(
+        allow_null=True,
+        help_text="what it gave; a list, one slot per label, for a Branch (null where not taken)",
+    )
     error = serializers.CharField(allow_null=True)
+    parent = serializers.CharField(
+        allow_null=True,
+        help_text="the module that called it (a Branch for its decision and branches)",
+    )
+    skipped = serializers.BooleanField(
+        help_text="it did not run: an input was null (a branch not taken, an upstream failure)"
+    )
+    taken = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="a Branch's labels whose branch ran",
+    )
 
 
 class TryResultSerializer(serializers.Serializer[dict[str, Any]]):

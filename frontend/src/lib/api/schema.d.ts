@@ -1955,11 +1955,20 @@ export interface components {
          * @enum {string}
          */
         TokensFromEnum: "program" | "provider";
+        /** @description One module call of a run (`optimizer_core.programs.TraceStep`). */
         TraceEntry: {
             module: string;
+            /** @description what the module got (a Generator: what its model was shown) */
             inputs: unknown;
+            /** @description what it gave; a list, one slot per label, for a Branch (null where not taken) */
             outputs: unknown;
             error: string | null;
+            /** @description the module that called it (a Branch for its decision and branches) */
+            parent: string | null;
+            /** @description it did not run: an input was null (a branch not taken, an upstream failure) */
+            skipped: boolean;
+            /** @description a Branch's labels whose branch ran */
+            taken: string[] | null;
         };
         TryRequestRequest: {
             /** @description the input JSON (a list for several inputs) */

@@ -181,7 +181,10 @@ export function TryPanel({ onClose }: { onClose: () => void }) {
       {
         onSuccess: (result) => {
           const status: Record<string, 'ok' | 'error'> = {};
-          for (const entry of result.trace) status[entry.module] = entry.error ? 'error' : 'ok';
+          for (const entry of result.trace) {
+            // A module that did not run (a branch not taken) gets no mark.
+            if (!entry.skipped) status[entry.module] = entry.error ? 'error' : 'ok';
+          }
           useTryTrace.setState({ status });
         },
       },

@@ -92,7 +92,15 @@ describe('buildInput', () => {
 
 describe('traceInGraphOrder', () => {
   it('orders entries as the document lists the modules', () => {
-    const entry = (module: string) => ({ module, inputs: null, outputs: null, error: null });
+    const entry = (module: string) => ({
+      module,
+      inputs: null,
+      outputs: null,
+      error: null,
+      parent: null,
+      skipped: false,
+      taken: null,
+    });
     const ordered = traceInGraphOrder(
       [entry('answer'), entry('input_layer'), entry('draft')],
       ['input_layer', 'draft', 'answer'],
