@@ -5,8 +5,8 @@ compiled for WASI (``python -c <this file>``) inside the sandbox host
 (`_host.py`), so it runs with the sandbox's limits: no files, no network, no
 environment, no processes, bounded memory.
 
-The protocol, on the guest's stdin and stdout: each message is a 4-byte
-big-endian length and that many bytes of JSON.
+The protocol, on the guest's stdin and stdout: one JSON document per line (JSON
+escapes every newline inside a string, so a line is a message).
 
 - the guest first writes ``{"ready": true}``;
 - ``{"op": "load", "source": str, "entry": str, "bounded": bool, ...limits}``
@@ -31,7 +31,7 @@ from json import dumps as _dumps
 from json import loads as _loads
 from typing import Any
 
-_read = sys.stdin.buffer.read
+_readline = sys.stdin.buffer.readline
 _write = sys.stdout.buffer.write
 _flush = sys.stdout.buffer.flush
 _USER_FILE = "<code>"
@@ -49,16 +49,13 @@ state: dict[str, Any] = {
 
 
 def send(message: dict[str, Any]) -> None:
-    data = _dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8")
-    _write(len(data).to_bytes(4, "big") + data)
+    _write(_dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n")
     _flush()
 
 
 def receive() -> Any:
-    header = _read(4)
-    if len(header) < 4:
-        return None
-    return _loads(_read(int.from_bytes(header, "big")))
+    line = _readline()
+    return _loads(line) if line else None
 
 
 class Capture(io.TextIOBase):

@@ -14,7 +14,7 @@ creation and the build has no threads.
 
 When the guest ends (the parent closed stdin, or it trapped), the host writes one
 last message to stdout, ``{"exit": code, "trap": text | None, "stderr": tail}``,
-in the guest's framing (4-byte big-endian length, JSON). The host also exits
+in the guest's framing (a line of JSON). The host also exits
 on its own when its parent dies, so a guest stuck in a loop never outlives it.
 """
 
@@ -36,8 +36,7 @@ INCOMPATIBLE = 3
 
 
 def send(message: dict[str, object]) -> None:
-    data = json.dumps(message).encode("utf-8")
-    os.write(1, len(data).to_bytes(4, "big") + data)
+    os.write(1, json.dumps(message).encode("utf-8") + b"\n")
 
 
 def engine() -> wasmtime.Engine:

@@ -68,19 +68,8 @@ class _Stopped(Exception):
         self.reason = reason
 
 
-def _cpu_seconds(pid: int) -> float | None:
-    """The process's user + system CPU time, or None where /proc cannot tell."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return (int(fields[11]) + int(fields[12])) / _TICKS
-
-
 def _frame(message: dict[str, Any]) -> bytes:
-    data = json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8")
-    return len(data).to_bytes(4, "big") + data
+    return json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
 
 
 class Worker:
@@ -109,6 +98,8 @@ class Worker:
         self.load_output = ""
         self._stderr = bytearray()
         self._stderr_task: asyncio.Task[None] | None = None
+        #: The host's /proc/<pid>/stat, kept open: read again for each row's CPU time.
+        self._stat: int | None = None
 
     # Lifecycle ------------------------------------------------------------------------------
 
@@ -146,11 +137,13 @@ class Worker:
             env={},
             cwd="/",
             start_new_session=True,
-            limit=self.limits.output_bytes + FRAME_OVERHEAD,
+            limit=self.limits.output_bytes + FRAME_OVERHEAD,  # the longest line read
         )
         self.process = process
         self.pids.append(process.pid)
         _LIVE.add(self)
+        with contextlib.suppress(OSError):
+            self._stat = os.open(f"/proc/{process.pid}/stat", os.O_RDONLY)
         with contextlib.suppress(OSError, ValueError):
             resource.prlimit(process.pid, resource.RLIMIT_CORE, (0, 0))
             resource.prlimit(process.pid, resource.RLIMIT_FSIZE, (0, 0))
@@ -200,17 +193,22 @@ class Worker:
         """Kill the process and everything in its session, now (idempotent, synchronous)."""
         process, self.process = self.process, None
         _LIVE.discard(self)
+        stat, self._stat = self._stat, None
+        if stat is not None:
+            os.close(stat)
         if process is None:
             return
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
         # Close the pipes too: asyncio's wait() returns only once they are, and a reader
-        # paused on an oversized answer would never see their end.
-        transport = getattr(process, "_transport", None)
-        if transport is not None:
-            with contextlib.suppress(RuntimeError):  # its loop is closed: nothing to tell
-                transport.close()
+        # paused on an oversized answer would never see their end. (Not the transport's
+        # close(): it polls the child, racing asyncio's own reaping of it.)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            transport = getattr(stream, "_transport", None) if stream is not None else None
+            if transport is not None:
+                with contextlib.suppress(RuntimeError):  # its loop is closed: nothing to tell
+                    transport.close()
 
     async def close(self) -> None:
         """Kill the process and wait for it to be gone."""
@@ -302,20 +300,20 @@ class Worker:
             raise _Stopped(await self._death()) from None
 
     async def _read(self) -> Any:
+        """The next message. Cancelled while it waits, it has consumed nothing."""
         process = self.process
         if process is None or process.stdout is None:
             raise _Stopped("the sandbox is not running")
         try:
-            size = int.from_bytes(await process.stdout.readexactly(4), "big")
-            if size > self.limits.output_bytes + FRAME_OVERHEAD:
-                raise _Stopped(
-                    f"its answer was over the output limit of {self.limits.output_bytes} bytes"
-                )
-            data = await process.stdout.readexactly(size)
+            line = await process.stdout.readuntil(b"\n")
+        except asyncio.LimitOverrunError:
+            raise _Stopped(
+                f"its answer was over the output limit of {self.limits.output_bytes} bytes"
+            ) from None
         except (asyncio.IncompleteReadError, ConnectionResetError):
             raise _Stopped(await self._death()) from None
         try:
-            return json.loads(data)
+            return json.loads(line)
         except ValueError:
             raise _Stopped(
                 "its answer was garbled (the code wrote to the sandbox's own output)"
@@ -323,34 +321,39 @@ class Worker:
 
     async def _next(self) -> Any:
         """The next answer, within the wall-time and CPU-time limits of one call."""
-        process = self.process
-        assert process is not None
         limits = self.limits
-        reader = asyncio.ensure_future(self._read())
         loop = asyncio.get_running_loop()
         started = loop.time()
-        cpu_start = _cpu_seconds(process.pid)
+        cpu_start = self._cpu_seconds()
         # A process cannot use more CPU time than time passes (one thread runs the guest),
         # so the first check is due when the smaller limit has passed on the clock.
         wait = min(limits.wall_time_s, limits.cpu_time_s)
+        while True:
+            try:
+                async with asyncio.timeout(wait):
+                    return await self._read()
+            except TimeoutError:
+                pass
+            elapsed = loop.time() - started
+            if elapsed >= limits.wall_time_s:
+                raise _Stopped(f"timed out after {limits.wall_time_s:g} s")
+            now = self._cpu_seconds()
+            cpu_left = math.inf
+            if cpu_start is not None and now is not None:
+                cpu_left = limits.cpu_time_s - (now - cpu_start)
+                if cpu_left <= 0:
+                    raise _Stopped(f"timed out after {limits.cpu_time_s:g} s of CPU time")
+            wait = max(0.01, min(limits.wall_time_s - elapsed, cpu_left))
+
+    def _cpu_seconds(self) -> float | None:
+        """The process's user + system CPU time, or None where /proc cannot tell."""
+        if self._stat is None:
+            return None
         try:
-            while True:
-                done, _ = await asyncio.wait({reader}, timeout=wait)
-                if done:
-                    return reader.result()
-                elapsed = loop.time() - started
-                if elapsed >= limits.wall_time_s:
-                    raise _Stopped(f"timed out after {limits.wall_time_s:g} s")
-                now = _cpu_seconds(process.pid)
-                cpu_left = math.inf
-                if cpu_start is not None and now is not None:
-                    cpu_left = limits.cpu_time_s - (now - cpu_start)
-                    if cpu_left <= 0:
-                        raise _Stopped(f"timed out after {limits.cpu_time_s:g} s of CPU time")
-                wait = max(0.01, min(limits.wall_time_s - elapsed, cpu_left))
-        finally:
-            if not reader.done():
-                reader.cancel()
+            fields = os.pread(self._stat, 1024, 0).rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        return (int(fields[11]) + int(fields[12])) / _TICKS
 
     async def _death(self) -> str:
         """Why the process stopped answering, from its last message if it wrote one."""
