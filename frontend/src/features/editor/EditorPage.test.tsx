@@ -111,7 +111,7 @@ describe('EditorPage', () => {
           const [input, gen] = useEditorStore.getState().nodes;
           expect(input!.position.x).toBeLessThan(gen!.position.x);
         },
-        { timeout: 5000 },
+        { timeout: 20000 },
       );
     });
   });
