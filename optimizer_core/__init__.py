@@ -35,6 +35,7 @@ from optimizer_core import (
     rewards,
     sandbox,
     saving,
+    score_types,
     stats,
     utils,
 )
@@ -65,6 +66,7 @@ from optimizer_core.modules import (
     Xor,
 )
 from optimizer_core.programs import Program
+from optimizer_core.score_types import FineScore, Rating, Rating10, Rating20, Score
 from optimizer_core.variables import Variable
 
 __version__ = "0.1.0"
@@ -80,6 +82,7 @@ __all__ = [
     "FakeEmbeddingModel",
     "FakeLanguageModel",
     "Field",
+    "FineScore",
     "Generator",
     "Identity",
     "InMask",
@@ -91,6 +94,10 @@ __all__ = [
     "Or",
     "OutMask",
     "Program",
+    "Rating",
+    "Rating10",
+    "Rating20",
+    "Score",
     "SelfCritique",
     "SymbolicDataModel",
     "Variable",
@@ -107,6 +114,7 @@ __all__ = [
     "rewards",
     "sandbox",
     "saving",
+    "score_types",
     "stats",
     "utils",
 ]

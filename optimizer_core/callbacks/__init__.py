@@ -1,8 +1,12 @@
 """Callbacks: objects that follow a run of `fit`, `evaluate` or `predict`.
 
 `CallbackList` is what the trainer calls; `History` is what `fit` returns;
-`ProgramCheckpoint` saves the program as it improves; `ProgressBar` draws the
-run on the terminal. Subclass `Callback` to write your own.
+`ProgramCheckpoint` saves the program as it improves; `CSVLogger` writes each
+epoch's logs to a CSV file; `ProgressBar` draws the run on the terminal.
+Subclass `Callback` to write your own: its hooks may be ``def`` or ``async def``.
+The built-ins' hooks are plain methods that return an awaitable, so they work
+called plainly (``checkpoint.on_epoch_end(epoch, logs)``, as in the reference
+library) and awaited.
 """
 
 from __future__ import annotations
@@ -11,12 +15,14 @@ from typing import Any
 
 from optimizer_core.callbacks.callback import Callback
 from optimizer_core.callbacks.callback_list import CallbackList
+from optimizer_core.callbacks.csv_logger import CSVLogger
 from optimizer_core.callbacks.history import History
 from optimizer_core.callbacks.program_checkpoint import ProgramCheckpoint
 from optimizer_core.callbacks.progress_bar import ProgressBar
 from optimizer_core.saving.families import Family
 
 __all__ = [
+    "CSVLogger",
     "Callback",
     "CallbackList",
     "History",
@@ -28,7 +34,7 @@ __all__ = [
 ]
 
 _FAMILY: Family[Callback] = Family(
-    kind="callback", base=Callback, built_ins=(History, ProgramCheckpoint, ProgressBar)
+    kind="callback", base=Callback, built_ins=(History, ProgramCheckpoint, CSVLogger, ProgressBar)
 )
 
 

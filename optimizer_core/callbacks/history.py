@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from optimizer_core.callbacks.callback import Callback, Logs
+from optimizer_core.callbacks.callback import COMPLETED, Callback, HookResult, Logs
 
 
 class History(Callback):
@@ -30,11 +30,12 @@ class History(Callback):
         self.history: dict[str, list[Any]] = {}
         self.epoch: list[int] = []
 
-    def on_train_begin(self, logs: Logs | None = None) -> None:
+    def on_train_begin(self, logs: Logs | None = None) -> HookResult:
         self.history = {}
         self.epoch = []
+        return COMPLETED
 
-    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> HookResult:
         logs = logs or {}
         recorded = len(self.epoch)
         for key, value in logs.items():
@@ -46,6 +47,7 @@ class History(Callback):
             if key not in logs:
                 series.append(None)
         self.epoch.append(epoch)
+        return COMPLETED
 
     def get_config(self) -> dict[str, Any]:
         """History takes no arguments: an empty dict."""

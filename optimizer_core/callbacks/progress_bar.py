@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from optimizer_core.callbacks.callback import Callback, Logs
+from optimizer_core.callbacks.callback import COMPLETED, Callback, HookResult, Logs
 
 _REFRESH_INTERVAL_S = 0.1
 _BAR_WIDTH = 30
@@ -75,55 +75,66 @@ class ProgressBar(Callback):
 
     # Hooks.
 
-    def on_train_begin(self, logs: Logs | None = None) -> None:
+    def on_train_begin(self, logs: Logs | None = None) -> HookResult:
         self._in_fit = True
         self._mode = self._resolve_mode()
+        return COMPLETED
 
-    def on_epoch_begin(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_begin(self, epoch: int, logs: Logs | None = None) -> HookResult:
         if self._mode:
             epochs = self.params.get("epochs")
             title = f"Epoch {epoch + 1}/{epochs}" if epochs else f"Epoch {epoch + 1}"
             self._start_bar(title, self.params.get("steps"))
+        return COMPLETED
 
-    def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+    def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> HookResult:
         if self._mode:
             self._update(batch + 1, logs)
+        return COMPLETED
 
-    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> None:
+    def on_epoch_end(self, epoch: int, logs: Logs | None = None) -> HookResult:
         if self._mode:
             self._finish(logs)
+        return COMPLETED
 
-    def on_train_end(self, logs: Logs | None = None) -> None:
+    def on_train_end(self, logs: Logs | None = None) -> HookResult:
         self._in_fit = False
         self._close_line()
+        return COMPLETED
 
-    def on_test_begin(self, logs: Logs | None = None) -> None:
+    def on_test_begin(self, logs: Logs | None = None) -> HookResult:
         if not self._in_fit:
             self._mode = self._resolve_mode()
             if self._mode:
                 self._start_bar("Evaluate", self.params.get("steps"))
+        return COMPLETED
 
-    def on_test_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+    def on_test_batch_end(self, batch: int, logs: Logs | None = None) -> HookResult:
         if self._mode and not self._in_fit:
             self._update(batch + 1, logs)
+        return COMPLETED
 
-    def on_test_end(self, logs: Logs | None = None) -> None:
+    def on_test_end(self, logs: Logs | None = None) -> HookResult:
         if self._mode and not self._in_fit:
             self._finish(logs)
+        return COMPLETED
 
-    def on_predict_begin(self, logs: Logs | None = None) -> None:
+    def on_predict_begin(self, logs: Logs | None = None) -> HookResult:
         if not self._in_fit:
             self._mode = self._resolve_mode()
             if self._mode:
                 self._start_bar("Predict", self.params.get("steps"))
+        return COMPLETED
 
-    def on_predict_batch_end(self, batch: int, logs: Logs | None = None) -> None:
+    def on_predict_batch_end(self, batch: int, logs: Logs | None = None) -> HookResult:
         if self._mode and not self._in_fit:
             self._update(batch + 1, logs)
+        return COMPLETED
 
-    def on_predict_end(self, logs: Logs | None = None) -> None:
+    def on_predict_end(self, logs: Logs | None = None) -> HookResult:
         if self._mode and not self._in_fit:
             self._finish(logs)
+        return COMPLETED
 
     # State.
 

@@ -16,7 +16,7 @@ class MeanMetricWrapper(FunctionScorer, Metric):
 
     `fn` may be ``async def`` or a plain ``def``. It receives objects that
     support ``.get(key)``: the DataModels (or dicts) exactly as given when no mask
-    is set, and the masked JSON dicts when `in_mask` or `out_mask` is set. A
+    is set, and the masked JSON dicts when a mask or a mask pattern is set. A
     ``None`` prediction counts as a sample worth 0.0 (`fn` is not called). A
     result that is not a finite number raises `RewardError` naming the metric.
     `result()` is 0.0 before any sample.
@@ -27,6 +27,8 @@ class MeanMetricWrapper(FunctionScorer, Metric):
         name: the name it is logged under (default: ``fn.__name__``).
         in_mask: keep only these fields before calling `fn` (default None).
         out_mask: drop these fields before calling `fn` (default None).
+        in_mask_pattern: keep the fields whose name matches this regex too (default None).
+        out_mask_pattern: drop the fields whose name matches this regex too (default None).
         **kwargs: extra keyword arguments passed to `fn` on every call (saved in
             the config, so they must be JSON-compatible).
 
@@ -48,7 +50,7 @@ class MeanMetricWrapper(FunctionScorer, Metric):
         self.count = 0
 
     async def update_state(self, y_true: Any, y_pred: Any) -> None:
-        value = await self(y_true, y_pred)
+        value = await self.score(y_true, y_pred)
         self.total += value
         self.count += 1
 

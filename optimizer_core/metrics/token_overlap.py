@@ -20,20 +20,42 @@ prediction scores 0.0.
 
 Example: gold ``"Paris is France"`` against prediction ``"Paris Paris is France"``
 has tokens [paris, france] and [paris, paris, france], overlap 2, P 2/3, R 1, F1 0.8.
+
+Combining samples (`average`):
+
+- ``"samples"`` (the default): the mean of the samples' scores, each sample
+  scored as above (scikit-learn's name for it). It is what the reward's figure
+  is too, a mean over rows, so the two read alike.
+- the others count tokens per field over every sample, as the reference library
+  and scikit-learn do: per ground-truth leaf path, the overlap (true positives),
+  the predicted tokens beyond it (false positives) and the gold tokens missed
+  (false negatives; a leaf missing from the prediction, or a ``None``
+  prediction, misses all of its gold tokens). A field's score comes from its
+  summed counts by the rule of step 3 (no token on either side: 1.0).
+  ``"micro"`` sums the counts over the fields first; ``"macro"`` is the mean of
+  the fields' scores; ``"weighted"`` their mean weighted by support, each
+  field's number of gold tokens (the plain mean when no field has any);
+  ``None`` gives each field's score apart, as ``{path: score}`` (logged as
+  ``<name>_<path>``).
+
+Before any sample, and for the field averages before any field, the result is 0.0
+(``{}`` for ``None``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
 
-from optimizer_core.metrics.metrics_wrappers import MeanMetricWrapper
+from optimizer_core.metrics.metric import Metric
 from optimizer_core.rewards.reward import as_json
-from optimizer_core.saving.naming import snake_case
+from optimizer_core.saving.params import Param
 from optimizer_core.utils.json_utils import flatten_json, leaf_to_text, tokenize
 
 __all__ = [
+    "AVERAGES",
     "F1Score",
     "Precision",
     "Recall",
@@ -44,6 +66,25 @@ __all__ = [
 ]
 
 _Scores = tuple[float, float, float]
+Average = Literal["samples", "micro", "macro", "weighted"]
+
+#: The values of `average` besides None.
+AVERAGES: tuple[str, ...] = ("samples", "micro", "macro", "weighted")
+
+
+def _scores_from_counts(overlap: int, predicted: int, gold: int) -> _Scores:
+    """(precision, recall, f1) from an overlap and the two token counts."""
+    if not gold and not predicted:
+        return 1.0, 1.0, 1.0
+    if overlap == 0:
+        return 0.0, 0.0, 0.0
+    precision = overlap / predicted
+    recall = overlap / gold
+    return precision, recall, 2 * precision * recall / (precision + recall)
+
+
+def _overlap(gold: list[str], predicted: list[str]) -> int:
+    return sum((Counter(gold) & Counter(predicted)).values())
 
 
 def token_scores(gold_text: str, predicted_text: str) -> _Scores:
@@ -60,14 +101,7 @@ def token_scores(gold_text: str, predicted_text: str) -> _Scores:
     """
     gold = tokenize(gold_text)
     predicted = tokenize(predicted_text)
-    if not gold and not predicted:
-        return 1.0, 1.0, 1.0
-    overlap = sum((Counter(gold) & Counter(predicted)).values())
-    if overlap == 0:
-        return 0.0, 0.0, 0.0
-    precision = overlap / len(predicted)
-    recall = overlap / len(gold)
-    return precision, recall, 2 * precision * recall / (precision + recall)
+    return _scores_from_counts(_overlap(gold, predicted), len(predicted), len(gold))
 
 
 def _mean_leaf_score(y_true: Any, y_pred: Any, pick: Callable[[_Scores], float]) -> float:
@@ -85,78 +119,166 @@ def _mean_leaf_score(y_true: Any, y_pred: Any, pick: Callable[[_Scores], float])
 
 
 def token_precision(y_true: Any, y_pred: Any) -> float:
-    """Per-sample token precision, averaged over the ground truth's leaves (module docstring)."""
+    """Per-sample token precision averaged over the ground truth's leaves (module docstring)."""
     return _mean_leaf_score(y_true, y_pred, lambda scores: scores[0])
 
 
 def token_recall(y_true: Any, y_pred: Any) -> float:
-    """Per-sample token recall, averaged over the ground truth's leaves (module docstring)."""
+    """Per-sample token recall averaged over the ground truth's leaves (module docstring)."""
     return _mean_leaf_score(y_true, y_pred, lambda scores: scores[1])
 
 
 def token_f1_score(y_true: Any, y_pred: Any) -> float:
-    """Per-sample token F1, averaged over the ground truth's leaves (module docstring)."""
+    """Per-sample token F1 averaged over the ground truth's leaves (module docstring)."""
     return _mean_leaf_score(y_true, y_pred, lambda scores: scores[2])
 
 
-class _TokenOverlapMetric(MeanMetricWrapper):
-    """A MeanMetricWrapper over one of the token functions; saves only name and masks."""
+@dataclass
+class _FieldCounts:
+    """One field's token counts over the samples: overlap, predicted tokens, gold tokens."""
 
-    _score_fn: Callable[[Any, Any], float]
+    overlap: int = 0
+    predicted: int = 0
+    gold: int = 0
+
+
+class _TokenOverlapMetric(Metric):
+    """The state and averages F1Score, Precision and Recall share; each picks one score."""
+
+    #: Which of (precision, recall, f1) the metric reports.
+    _pick: ClassVar[int]
+
+    user_params: ClassVar[tuple[Param, ...]] = (
+        Param(
+            "average",
+            "how rows and fields combine: samples (the mean of each row's score), micro "
+            "(tokens counted over every field), macro (the mean of the fields' scores), "
+            "weighted (by each field's gold tokens); none: one figure per field",
+            choices=AVERAGES,
+        ),
+    )
 
     def __init__(
         self,
         *,
+        average: Average | None = "samples",
         name: str | None = None,
         in_mask: list[str] | None = None,
         out_mask: list[str] | None = None,
+        in_mask_pattern: str | None = None,
+        out_mask_pattern: str | None = None,
     ) -> None:
+        if average is not None and average not in AVERAGES:
+            raise ValueError(f"`average` must be one of {list(AVERAGES)} or None, got {average!r}")
         super().__init__(
-            type(self)._score_fn,
-            name=name or snake_case(type(self).__name__),
+            name=name,
             in_mask=in_mask,
             out_mask=out_mask,
+            in_mask_pattern=in_mask_pattern,
+            out_mask_pattern=out_mask_pattern,
         )
+        self.average: Average | None = average
+        self.total = 0.0
+        self.count = 0
+        self.fields: dict[str, _FieldCounts] = {}
+
+    def _picked(self, scores: _Scores) -> float:
+        return scores[type(self)._pick]
+
+    async def call(self, y_true: Any, y_pred: Any) -> float:
+        return _mean_leaf_score(y_true, y_pred, self._picked)
+
+    async def update_state(self, y_true: Any, y_pred: Any) -> None:
+        self.total += await self.score(y_true, y_pred)
+        self.count += 1
+        gold = flatten_json(self.prepare(y_true) or {})
+        predicted = {} if y_pred is None else flatten_json(self.prepare(y_pred) or {})
+        for path, gold_value in gold.items():
+            gold_tokens = tokenize(leaf_to_text(gold_value))
+            predicted_tokens = tokenize(leaf_to_text(predicted[path])) if path in predicted else []
+            counts = self.fields.setdefault(path, _FieldCounts())
+            counts.overlap += _overlap(gold_tokens, predicted_tokens)
+            counts.predicted += len(predicted_tokens)
+            counts.gold += len(gold_tokens)
+
+    def field_results(self) -> dict[str, float]:
+        """Each field's score from its token counts so far (what ``average=None`` gives)."""
+        return {
+            path: self._picked(_scores_from_counts(c.overlap, c.predicted, c.gold))
+            for path, c in self.fields.items()
+        }
+
+    def result(self) -> float | dict[str, float]:
+        if self.average is None:
+            return self.field_results()
+        if self.average == "samples":
+            return self.total / self.count if self.count else 0.0
+        if not self.fields:
+            return 0.0
+        counts = self.fields.values()
+        if self.average == "micro":
+            return self._picked(
+                _scores_from_counts(
+                    sum(c.overlap for c in counts),
+                    sum(c.predicted for c in counts),
+                    sum(c.gold for c in counts),
+                )
+            )
+        scores = self.field_results()
+        support = {path: c.gold for path, c in self.fields.items()}
+        total_support = sum(support.values())
+        if self.average == "weighted" and total_support:
+            return sum(scores[path] * support[path] for path in scores) / total_support
+        return sum(scores.values()) / len(scores)
+
+    def reset_state(self) -> None:
+        self.total = 0.0
+        self.count = 0
+        self.fields = {}
 
     def get_config(self) -> dict[str, Any]:
-        return {"name": self.name, "in_mask": self.in_mask, "out_mask": self.out_mask}
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> _TokenOverlapMetric:
-        return cls(**config)
+        return {"average": self.average, **super().get_config()}
 
 
 class F1Score(_TokenOverlapMetric):
-    """Mean token-level F1 between prediction and ground truth, field by field.
+    """Token-level F1 between prediction and ground truth, field by field.
 
-    See the module docstring for the exact rule.
+    See the module docstring for the exact rule and the averages.
 
     Args:
+        average: ``"samples"`` (default: the mean of the rows' scores), ``"micro"``,
+            ``"macro"``, ``"weighted"`` (tokens counted per field over the rows, then
+            combined over the fields) or None (each field apart, ``{path: score}``).
         name: the name it is logged under (default ``"f1_score"``).
         in_mask: score only these fields (default None: all of them).
         out_mask: leave these fields out (default None).
+        in_mask_pattern: also score the fields whose name matches this regex (default None).
+        out_mask_pattern: also leave out the fields whose name matches it (default None).
 
     Example:
         ```python
         metric = F1Score(in_mask=["answer"])
-        await metric.update_state(Answer(answer="Paris is France"),
-                                  Answer(answer="Paris Paris is France"))
+        await metric(Answer(answer="Paris is France"), Answer(answer="Paris Paris is France"))
         metric.result()  # 0.8
         ```
     """
 
-    _score_fn = staticmethod(token_f1_score)
+    _pick = 2
 
 
 class Precision(_TokenOverlapMetric):
-    """Mean token-level precision (overlap / predicted tokens), field by field.
+    """Token-level precision (overlap / predicted tokens), field by field.
 
-    See the module docstring for the exact rule.
+    See the module docstring for the exact rule and the averages.
 
     Args:
+        average: ``"samples"`` (default), ``"micro"``, ``"macro"``, ``"weighted"`` or
+            None, as for `F1Score`.
         name: the name it is logged under (default ``"precision"``).
         in_mask: score only these fields (default None: all of them).
         out_mask: leave these fields out (default None).
+        in_mask_pattern: also score the fields whose name matches this regex (default None).
+        out_mask_pattern: also leave out the fields whose name matches it (default None).
 
     Example:
         ```python
@@ -165,24 +287,28 @@ class Precision(_TokenOverlapMetric):
         ```
     """
 
-    _score_fn = staticmethod(token_precision)
+    _pick = 0
 
 
 class Recall(_TokenOverlapMetric):
-    """Mean token-level recall (overlap / gold tokens), field by field.
+    """Token-level recall (overlap / gold tokens), field by field.
 
-    See the module docstring for the exact rule.
+    See the module docstring for the exact rule and the averages.
 
     Args:
+        average: ``"samples"`` (default), ``"micro"``, ``"macro"``, ``"weighted"`` or
+            None, as for `F1Score`.
         name: the name it is logged under (default ``"recall"``).
         in_mask: score only these fields (default None: all of them).
         out_mask: leave these fields out (default None).
+        in_mask_pattern: also score the fields whose name matches this regex (default None).
+        out_mask_pattern: also leave out the fields whose name matches it (default None).
 
     Example:
         ```python
-        metric = Recall(in_mask=["answer"])
+        metric = Recall(in_mask=["answer"], average="micro")
         await metric(Answer(answer="the cat sat"), Answer(answer="cat sat down"))  # 1.0
         ```
     """
 
-    _score_fn = staticmethod(token_recall)
+    _pick = 1

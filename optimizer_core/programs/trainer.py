@@ -755,10 +755,10 @@ class Trainer:
             metric.reset_state()
 
     def _metric_results(self) -> dict[str, float]:
-        return {
-            name: float(metric.result())
-            for name, metric in zip(self.metric_names(), self.metrics, strict=True)
-        }
+        results: dict[str, float] = {}
+        for name, metric in zip(self.metric_names(), self.metrics, strict=True):
+            results.update(metric.log_values(name))
+        return results
 
     async def _evaluate_rows(
         self,

@@ -43,6 +43,8 @@ class CosineSimilarity(Reward):
         name: the name it is logged under (default ``"cosine_similarity"``).
         in_mask: compare only these fields (default None: all of them).
         out_mask: leave these fields out (default None).
+        in_mask_pattern: a regex; the fields whose name matches are kept too (default None).
+        out_mask_pattern: a regex; the fields whose name matches are dropped too (default None).
 
     Example:
         ```python
@@ -60,6 +62,8 @@ class CosineSimilarity(Reward):
         name: str | None = None,
         in_mask: list[str] | None = None,
         out_mask: list[str] | None = None,
+        in_mask_pattern: str | None = None,
+        out_mask_pattern: str | None = None,
     ) -> None:
         if embedding_model is None:
             raise ValueError("`embedding_model` is required, got None")
@@ -68,7 +72,13 @@ class CosineSimilarity(Reward):
                 "`embedding_model` must be an embedding model (an async callable), "
                 f"got {type(embedding_model).__name__}"
             )
-        super().__init__(name=name, in_mask=in_mask, out_mask=out_mask)
+        super().__init__(
+            name=name,
+            in_mask=in_mask,
+            out_mask=out_mask,
+            in_mask_pattern=in_mask_pattern,
+            out_mask_pattern=out_mask_pattern,
+        )
         self.embedding_model = embedding_model
 
     async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float:

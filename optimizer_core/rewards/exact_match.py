@@ -34,6 +34,8 @@ class ExactMatch(Reward):
         name: the name it is logged under (default ``"exact_match"``).
         in_mask: compare only these fields (default None: all of them).
         out_mask: leave these fields out of the comparison (default None).
+        in_mask_pattern: a regex; the fields whose name matches are kept too (default None).
+        out_mask_pattern: a regex; the fields whose name matches are dropped too (default None).
 
     Example:
         ```python

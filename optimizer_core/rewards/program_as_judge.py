@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 import inspect
-import logging
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,8 +18,6 @@ from optimizer_core.rewards.reward import Reward, to_number
 from optimizer_core.saving.object_registry import Slot, deserialize_object, serialize_object
 
 __all__ = ["JudgeProgram", "ProgramAsJudge"]
-
-logger = logging.getLogger(__name__)
 
 _MISSING = object()
 
@@ -75,17 +73,18 @@ class ProgramAsJudge(Reward):
     (``answer``). The input is validated into the program's input DataModel
     when the program exposes it (``program.input_data_model``, or the data model
     of ``program.inputs[0]``); otherwise the plain dict is passed. The judge's
-    output must have a ``reward`` field; its value is clamped to [0, 1]. A
-    judge that returns ``None`` (a failed judgement) gives 0.0 and a warning.
+    output should have a ``reward`` field; its value is clamped to [0, 1]. A
+    judge that returns ``None`` (a failed judgement), or an output without a
+    ``reward`` field, gives 0.0 and a `RuntimeWarning` (``warnings.warn``, so it
+    can be filtered or caught): a judge that slips must not stop a run.
 
     Args:
         program: the judge, an async callable such as a `Program`. Required.
         name: the name it is logged under (default ``"program_as_judge"``).
         in_mask: show the judge only these fields (default None: all of them).
         out_mask: hide these fields from the judge (default None).
-
-    Raises:
-        ValueError: at call time, when the judge's output has no ``reward`` field.
+        in_mask_pattern: a regex; the fields whose name matches are kept too (default None).
+        out_mask_pattern: a regex; the fields whose name matches are dropped too (default None).
 
     Example:
         ```python
@@ -103,6 +102,8 @@ class ProgramAsJudge(Reward):
         name: str | None = None,
         in_mask: list[str] | None = None,
         out_mask: list[str] | None = None,
+        in_mask_pattern: str | None = None,
+        out_mask_pattern: str | None = None,
     ) -> None:
         if program is None:
             raise ValueError("`program` is required, got None")
@@ -110,7 +111,13 @@ class ProgramAsJudge(Reward):
             raise TypeError(
                 f"`program` must be a program (an async callable), got {type(program).__name__}"
             )
-        super().__init__(name=name, in_mask=in_mask, out_mask=out_mask)
+        super().__init__(
+            name=name,
+            in_mask=in_mask,
+            out_mask=out_mask,
+            in_mask_pattern=in_mask_pattern,
+            out_mask_pattern=out_mask_pattern,
+        )
         self.program = program
 
     async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float:
@@ -129,15 +136,23 @@ class ProgramAsJudge(Reward):
         if inspect.isawaitable(output):
             output = await output
         if output is None:
-            logger.warning("reward %r: the judge program returned None; scoring 0.0", self.name)
+            warnings.warn(
+                f"reward {self.name!r}: the judge program returned None (a failed judgement, "
+                "often a language model or structured-output failure); scoring 0.0",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             return 0.0
         reward = _read_field(output, "reward")
         if reward is _MISSING:
-            raise ValueError(
+            warnings.warn(
                 f"reward {self.name!r}: the judge program's output has no `reward` field "
-                f"(got {type(output).__name__}); give its output data model a "
-                "`reward: float` field"
+                f"(got {type(output).__name__}); scoring 0.0. Give its output data model "
+                "a `reward: float` field",
+                RuntimeWarning,
+                stacklevel=2,
             )
+            return 0.0
         number = to_number(reward, what=f"the judge program of reward {self.name!r}")
         return min(max(number, 0.0), 1.0)
 

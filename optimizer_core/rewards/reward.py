@@ -14,7 +14,7 @@ from optimizer_core.datamodels import JsonDict, to_json
 from optimizer_core.exceptions import RewardError
 from optimizer_core.saving.naming import snake_case
 from optimizer_core.saving.params import Param
-from optimizer_core.utils.json_utils import apply_mask
+from optimizer_core.utils.json_utils import apply_mask, compile_mask_pattern
 
 __all__ = ["Reward", "as_json", "snake_case", "to_number", "validate_mask"]
 
@@ -96,6 +96,10 @@ class MaskedScorer(abc.ABC):
         in_mask: keep only these fields (matched by base key, see
             `optimizer_core.utils.json_utils`) before scoring (default None).
         out_mask: drop these fields before scoring (default None).
+        in_mask_pattern: a regular expression; the fields whose name it is found
+            in are kept too (with `in_mask`: either keeps a field; default None).
+        out_mask_pattern: a regular expression; the fields whose name it is found
+            in are dropped too (default None).
     """
 
     #: What the error messages call it ("reward", "metric").
@@ -110,6 +114,15 @@ class MaskedScorer(abc.ABC):
             label="Compare only", type="fields",
         ),
         Param("out_mask", "leave these output fields out", label="Ignore", type="fields"),
+        # The run form picks fields by name (above); patterns are for configs and code.
+        Param(
+            "in_mask_pattern", "also score the output fields whose name matches this regex",
+            offered=False,
+        ),
+        Param(
+            "out_mask_pattern", "also leave out the output fields whose name matches this regex",
+            offered=False,
+        ),
     )  # fmt: skip
 
     def __init__(
@@ -118,18 +131,38 @@ class MaskedScorer(abc.ABC):
         name: str | None = None,
         in_mask: list[str] | None = None,
         out_mask: list[str] | None = None,
+        in_mask_pattern: str | None = None,
+        out_mask_pattern: str | None = None,
     ) -> None:
         if name is not None and (not isinstance(name, str) or not name):
             raise ValueError(f"`name` must be a non-empty string or None, got {name!r}")
         self.name: str = name or snake_case(type(self).__name__)
         self.in_mask = validate_mask(in_mask, argument="in_mask")
         self.out_mask = validate_mask(out_mask, argument="out_mask")
+        compile_mask_pattern(in_mask_pattern, argument="in_mask_pattern")
+        compile_mask_pattern(out_mask_pattern, argument="out_mask_pattern")
+        self.in_mask_pattern = in_mask_pattern
+        self.out_mask_pattern = out_mask_pattern
+
+    @property
+    def masked(self) -> bool:
+        """Whether a mask or a mask pattern is set (else samples are scored whole)."""
+        return any(
+            mask is not None
+            for mask in (self.in_mask, self.out_mask, self.in_mask_pattern, self.out_mask_pattern)
+        )
 
     def mask(self, json: JsonDict) -> JsonDict:
-        """Apply the `in_mask` and `out_mask` to a JSON dict."""
-        if self.in_mask is None and self.out_mask is None:
+        """Apply the masks and the mask patterns to a JSON dict."""
+        if not self.masked:
             return json
-        return apply_mask(json, in_mask=self.in_mask, out_mask=self.out_mask)
+        return apply_mask(
+            json,
+            in_mask=self.in_mask,
+            out_mask=self.out_mask,
+            in_pattern=self.in_mask_pattern,
+            out_pattern=self.out_mask_pattern,
+        )
 
     def prepare(self, value: Any) -> Any:
         """Turn one sample into what `call` receives: the masked JSON dict, or None."""
@@ -157,8 +190,20 @@ class MaskedScorer(abc.ABC):
         """
 
     def get_config(self) -> dict[str, Any]:
-        """The constructor arguments, JSON-compatible."""
-        return {"name": self.name, "in_mask": self.in_mask, "out_mask": self.out_mask}
+        """The constructor arguments, JSON-compatible (the patterns only when set).
+
+        A document saved before the patterns existed, or without them, reads the same.
+        """
+        config: dict[str, Any] = {
+            "name": self.name,
+            "in_mask": self.in_mask,
+            "out_mask": self.out_mask,
+        }
+        if self.in_mask_pattern is not None:
+            config["in_mask_pattern"] = self.in_mask_pattern
+        if self.out_mask_pattern is not None:
+            config["out_mask_pattern"] = self.out_mask_pattern
+        return config
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Any:
@@ -183,6 +228,8 @@ class Reward(MaskedScorer):
         in_mask: keep only these fields (matched by base key, see
             `optimizer_core.utils.json_utils`) before scoring (default None).
         out_mask: drop these fields before scoring (default None).
+        in_mask_pattern: keep the fields whose name matches this regex too (default None).
+        out_mask_pattern: drop the fields whose name matches this regex too (default None).
 
     Example:
         ```python

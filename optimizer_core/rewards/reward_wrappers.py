@@ -42,19 +42,25 @@ class FunctionScorer(MaskedScorer):
         name: str | None = None,
         in_mask: list[str] | None = None,
         out_mask: list[str] | None = None,
+        in_mask_pattern: str | None = None,
+        out_mask_pattern: str | None = None,
         **kwargs: Any,
     ) -> None:
         if not callable(fn):
             raise TypeError(f"`fn` must be a function, got {type(fn).__name__}")
         super().__init__(
-            name=name or function_name(fn, self.default_name), in_mask=in_mask, out_mask=out_mask
+            name=name or function_name(fn, self.default_name),
+            in_mask=in_mask,
+            out_mask=out_mask,
+            in_mask_pattern=in_mask_pattern,
+            out_mask_pattern=out_mask_pattern,
         )
         self.fn = fn
         self.fn_kwargs = dict(kwargs)
 
     def prepare(self, value: Any) -> Any:
         """The sample as given when no mask is set, else the masked JSON dict."""
-        if self.in_mask is None and self.out_mask is None:
+        if not self.masked:
             return value
         return super().prepare(value)
 
@@ -81,7 +87,7 @@ class MeanRewardWrapper(FunctionScorer, Reward):
 
     `fn` may be ``async def`` or a plain ``def``. It receives objects that
     support ``.get(key)``: the DataModels (or dicts) exactly as given when no mask
-    is set, and the masked JSON dicts when `in_mask` or `out_mask` is set. A
+    is set, and the masked JSON dicts when a mask or a mask pattern is set. A
     ``None`` prediction scores 0.0 without calling `fn`. A result that is not a
     finite number raises `RewardError` naming the reward.
 
@@ -94,6 +100,8 @@ class MeanRewardWrapper(FunctionScorer, Reward):
         name: the name it is logged under (default: ``fn.__name__``).
         in_mask: keep only these fields before calling `fn` (default None).
         out_mask: drop these fields before calling `fn` (default None).
+        in_mask_pattern: keep the fields whose name matches this regex too (default None).
+        out_mask_pattern: drop the fields whose name matches this regex too (default None).
         **kwargs: extra keyword arguments passed to `fn` on every call (saved in
             the config, so they must be JSON-compatible).
 

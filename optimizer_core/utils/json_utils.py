@@ -11,19 +11,28 @@ A mask entry matches a key when both have the same base key, so the entry
 ``"answer"`` matches the keys ``answer``, ``answers``, ``answer_1`` and ``answers_2``
 (and the entry ``"answers"`` matches the same keys). Comparison is case-sensitive.
 The rule is deliberately simple: ``status`` and ``statu`` share a base key.
+
+A mask pattern (`in_pattern` / `out_pattern`, the rewards' and metrics'
+``in_mask_pattern`` / ``out_mask_pattern``) is a regular expression that matches a
+key when `re.search` finds it in the key as written or in its base key: ``"^gold"``
+matches ``gold_answer``, ``"answer$"`` matches ``answers`` (through its base key)
+and ``"answers$"`` matches it as written. A pattern adds to the entries of its
+mask: a key matched by either is kept (or dropped).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
     "STOP_WORDS",
     "apply_mask",
     "base_key",
+    "compile_mask_pattern",
     "flatten_json",
     "leaf_to_text",
     "normalize_text",
@@ -34,6 +43,8 @@ __all__ = [
 STOP_WORDS: frozenset[str] = frozenset({"a", "an", "the", "of", "is"})
 
 _NUMBERED_SUFFIX = re.compile(r"_\d+$")
+#: The longest mask pattern accepted: a pattern is a field-name filter, not a program.
+MAX_PATTERN_LENGTH = 200
 
 
 def base_key(key: str) -> str:
@@ -89,55 +100,116 @@ def _flatten_into(obj: Any, path: str, flat: dict[str, Any]) -> None:
         flat[path] = obj
 
 
+def compile_mask_pattern(pattern: str | None, *, argument: str) -> re.Pattern[str] | None:
+    """Check and compile a mask pattern (None stays None), naming the argument when it is bad.
+
+    Args:
+        pattern: a regular expression, or None.
+        argument: the argument's name, for the error message (``"in_mask_pattern"``).
+
+    Raises:
+        TypeError: a pattern that is not a string.
+        ValueError: an empty pattern, one longer than `MAX_PATTERN_LENGTH`, or one
+            that is not a valid regular expression.
+    """
+    if pattern is None:
+        return None
+    if not isinstance(pattern, str):
+        raise TypeError(
+            f"`{argument}` must be a regular expression (str) or None, got {type(pattern).__name__}"
+        )
+    if not pattern:
+        raise ValueError(f"`{argument}` must be a non-empty regular expression or None")
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise ValueError(
+            f"`{argument}` must be at most {MAX_PATTERN_LENGTH} characters, got {len(pattern)}"
+        )
+    try:
+        return _compiled(pattern)
+    except re.error as error:
+        raise ValueError(
+            f"`{argument}` is not a valid regular expression ({error}): {pattern!r}"
+        ) from None
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+_KeyTest = Callable[[str], bool]
+
+
+def _key_test(entries: Iterable[str] | None, pattern: str | re.Pattern[str] | None) -> _KeyTest:
+    """Whether a key matches an entry (by base key) or the pattern (as written or by base key)."""
+    wanted = {base_key(entry) for entry in entries or ()}
+    compiled = _compiled(pattern) if isinstance(pattern, str) else pattern
+
+    def matches(key: str) -> bool:
+        base = base_key(key)
+        if base in wanted:
+            return True
+        return compiled is not None and (
+            compiled.search(key) is not None or compiled.search(base) is not None
+        )
+
+    return matches
+
+
 def apply_mask(
     json: Mapping[str, Any],
     *,
     in_mask: Iterable[str] | None = None,
     out_mask: Iterable[str] | None = None,
+    in_pattern: str | re.Pattern[str] | None = None,
+    out_pattern: str | re.Pattern[str] | None = None,
 ) -> dict[str, Any]:
-    """Keep or drop fields of a JSON object by base key, at every nesting level.
+    """Keep or drop fields of a JSON object by base key or pattern, at every nesting level.
 
     The input is not modified; a new dict is returned.
 
-    `in_mask` (when given) is applied first, level by level:
+    `in_mask` and `in_pattern` (when either is given) are applied first, level by level:
 
-    - a key whose base key matches an entry is kept with its whole subtree;
+    - a key that matches (its base key is an entry's, or the pattern is found in
+      it) is kept with its whole subtree;
     - a key that does not match but holds a dict is kept if something inside
       matches, and only the matching parts are kept; a list holding dicts is
       treated the same way item by item (non-dict items are dropped, and the
       list is kept if at least one item kept something);
     - every other key is dropped.
 
-    `out_mask` (when given) then removes every key whose base key matches, at
-    any depth, including inside dicts held in lists.
+    `out_mask` and `out_pattern` (when either is given) then remove every key that
+    matches, at any depth, including inside dicts held in lists.
 
-    See the module docstring for the base-key rule.
+    See the module docstring for the base-key and pattern rules.
 
     Args:
         json: the JSON object to mask.
         in_mask: field names to keep (default None: keep everything).
         out_mask: field names to remove (default None: remove nothing).
+        in_pattern: a regular expression; matching fields are kept as well (default None).
+        out_pattern: a regular expression; matching fields are removed as well (default None).
 
     Example:
         ```python
         apply_mask({"thinking": "...", "answers": ["4"]}, in_mask=["answer"])
         # {"answers": ["4"]}
+        apply_mask({"gold_answer": "4", "answer": "5"}, out_pattern="^gold_")
+        # {"answer": "5"}
         ```
     """
     result: dict[str, Any] = dict(json)
-    if in_mask is not None:
-        wanted = {base_key(entry) for entry in in_mask}
-        result = _keep(result, wanted)
-    if out_mask is not None:
-        unwanted = {base_key(entry) for entry in out_mask}
-        result = _drop(result, unwanted)
+    if in_mask is not None or in_pattern is not None:
+        result = _keep(result, _key_test(in_mask, in_pattern))
+    if out_mask is not None or out_pattern is not None:
+        result = _drop(result, _key_test(out_mask, out_pattern))
     return result
 
 
-def _keep(obj: Mapping[str, Any], wanted: set[str]) -> dict[str, Any]:
+def _keep(obj: Mapping[str, Any], wanted: _KeyTest) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for key, value in obj.items():
-        if base_key(key) in wanted:
+        if wanted(key):
             kept[key] = value
         elif isinstance(value, Mapping):
             inner = _keep(value, wanted)
@@ -150,15 +222,11 @@ def _keep(obj: Mapping[str, Any], wanted: set[str]) -> dict[str, Any]:
     return kept
 
 
-def _drop(obj: Mapping[str, Any], unwanted: set[str]) -> dict[str, Any]:
-    return {
-        key: _drop_in_value(value, unwanted)
-        for key, value in obj.items()
-        if base_key(key) not in unwanted
-    }
+def _drop(obj: Mapping[str, Any], unwanted: _KeyTest) -> dict[str, Any]:
+    return {key: _drop_in_value(value, unwanted) for key, value in obj.items() if not unwanted(key)}
 
 
-def _drop_in_value(value: Any, unwanted: set[str]) -> Any:
+def _drop_in_value(value: Any, unwanted: _KeyTest) -> Any:
     if isinstance(value, Mapping):
         return _drop(value, unwanted)
     if isinstance(value, list):

@@ -5,11 +5,20 @@ import json
 import pytest
 
 from optimizer_core import callbacks
-from optimizer_core.callbacks import Callback, History, ProgramCheckpoint, ProgressBar
+from optimizer_core.callbacks import (
+    Callback,
+    CSVLogger,
+    History,
+    ProgramCheckpoint,
+    ProgressBar,
+)
+from optimizer_core.saving import safe_mode_scope
 
 
 def test_public_names() -> None:
-    for name in ("Callback", "CallbackList", "History", "ProgramCheckpoint", "ProgressBar"):
+    for name in (
+        "Callback", "CallbackList", "CSVLogger", "History", "ProgramCheckpoint", "ProgressBar",
+    ):  # fmt: skip
         assert name in callbacks.__all__
         assert hasattr(callbacks, name)
 
@@ -54,12 +63,14 @@ def test_get_rejects_unknown_names_and_names_that_need_arguments() -> None:
     [
         History(),
         ProgressBar(verbose=1),
-        ProgramCheckpoint("ckpt/{epoch}.json", save_best_only=True),
+        ProgramCheckpoint("ckpt/{epoch}.json", save_best_only=True, save_freq=4),
+        CSVLogger("run/log.csv", separator=";"),
     ],
-    ids=["history", "progress_bar", "program_checkpoint"],
+    ids=["history", "progress_bar", "program_checkpoint", "csv_logger"],
 )
 def test_serialize_round_trip_through_json(callback: Callback) -> None:
     config = json.loads(json.dumps(callbacks.serialize(callback)))
-    rebuilt = callbacks.deserialize(config)
+    with safe_mode_scope(True):  # how a saved document is read
+        rebuilt = callbacks.deserialize(config)
     assert type(rebuilt) is type(callback)
     assert rebuilt.get_config() == callback.get_config()  # type: ignore[attr-defined]

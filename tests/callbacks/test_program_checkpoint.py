@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from optimizer_core.callbacks import CallbackList, ProgramCheckpoint
@@ -203,9 +205,87 @@ def test_filepath_with_unusable_fields_is_rejected(filepath: str) -> None:
 
 
 @pytest.mark.parametrize("mode", ["maximize", "MAX", "", None])
-def test_invalid_mode_is_rejected_naming_the_argument(mode: Any) -> None:
-    with pytest.raises(ValueError, match="`mode`"):
-        ProgramCheckpoint(filepath="best.json", mode=mode)
+def test_an_unknown_mode_warns_and_falls_back_to_auto(mode: Any) -> None:
+    # The reference warns and reads an unknown mode as "auto" rather than refusing it.
+    with pytest.warns(UserWarning, match="unknown; falling back to 'auto'"):
+        checkpoint = ProgramCheckpoint(filepath="best.json", mode=mode)
+
+    assert checkpoint.mode == "auto"
+    assert checkpoint.best == -math.inf
+
+
+async def test_a_filepath_that_is_a_directory_raises_an_os_error_naming_it(
+    tmp_path: Path, program: Any, run_epochs: Any
+) -> None:
+    folder = tmp_path / "taken.json"
+    folder.mkdir()
+    checkpoint = ProgramCheckpoint(filepath=str(folder))
+
+    with pytest.raises(OSError, match="existing directory") as caught:
+        await run_checkpoint(checkpoint, program, run_epochs, [{"val_reward": 0.5}])
+
+    assert caught.value.filename == str(folder)
+    assert program.saves == []
+
+
+@pytest.mark.parametrize("value", [[0.5, 0.7], np.array([0.5, 0.7]), (0.1, 0.2)])
+async def test_save_best_only_with_an_array_value_saves_with_a_warning(
+    tmp_path: Path, program: Any, run_epochs: Any, value: Any
+) -> None:
+    checkpoint = ProgramCheckpoint(filepath=str(tmp_path / "{epoch}.json"), save_best_only=True)
+
+    with pytest.warns(UserWarning, match="several values"):
+        await run_checkpoint(checkpoint, program, run_epochs, [{"val_reward": value}] * 2)
+
+    assert saved_files(tmp_path) == ["1.json", "2.json"]
+    assert checkpoint.best == -math.inf
+
+
+async def test_save_freq_saves_every_n_batches_with_the_batch_in_the_name(
+    tmp_path: Path, program: Any, run_epochs: Any
+) -> None:
+    checkpoint = ProgramCheckpoint(
+        filepath=str(tmp_path / "e{epoch}-b{batch}.json"), monitor="reward", save_freq=3
+    )
+
+    # Two epochs of four batches: every third batch across the epochs (3, then 2 of epoch 2).
+    await run_epochs(CallbackList([checkpoint], program=program), [{}, {}], steps=4)
+
+    assert saved_files(tmp_path) == ["e1-b3.json", "e2-b2.json"]
+
+
+def test_save_freq_must_be_epoch_or_a_positive_int() -> None:
+    for bad in ("batch", 0, -2, True, 1.5):
+        with pytest.raises(ValueError, match="`save_freq`"):
+            ProgramCheckpoint(filepath="b.json", save_freq=bad)  # type: ignore[arg-type]
+
+
+async def test_monitor_op_decides_what_improves(
+    tmp_path: Path, program: Any, run_epochs: Any
+) -> None:
+    checkpoint = ProgramCheckpoint(filepath=str(tmp_path / "{epoch}.json"), save_best_only=True)
+    assert checkpoint.monitor_op(0.6, 0.5)
+    checkpoint.monitor_op, checkpoint.best = np.less, math.inf
+
+    await run_checkpoint(
+        checkpoint, program, run_epochs, [{"val_reward": v} for v in (0.5, 0.7, 0.4)]
+    )
+
+    assert saved_files(tmp_path) == ["1.json", "3.json"]
+
+
+def test_hooks_work_as_plain_calls_and_awaited(tmp_path: Path, program: Any) -> None:
+    checkpoint = ProgramCheckpoint(filepath=str(tmp_path / "{epoch}.json"))
+    checkpoint.set_program(program)
+
+    checkpoint.on_train_begin({})
+    checkpoint.on_epoch_end(0, {"val_reward": 0.5})
+
+    async def awaited() -> None:
+        await checkpoint.on_epoch_end(1, {"val_reward": 0.6})
+
+    asyncio.run(awaited())
+    assert saved_files(tmp_path) == ["1.json", "2.json"]
 
 
 @pytest.mark.parametrize(
@@ -233,6 +313,7 @@ def test_config_round_trip() -> None:
         mode="max",
         save_best_only=True,
         save_variables_only=True,
+        save_freq=5,
         initial_value_threshold=0.25,
         verbose=1,
     )

@@ -40,11 +40,22 @@ async def test_update_twice_result_is_the_mean_then_reset() -> None:
     assert metric.result() == 0.0
 
 
-async def test_calling_returns_the_sample_value_and_leaves_the_state() -> None:
+async def test_calling_the_metric_is_an_update_and_returns_the_running_result() -> None:
+    # The reference's contract (Keras's too): a call folds the sample into the state and
+    # returns result() over every sample since the last reset.
     metric = MeanMetricWrapper(fn=my_metric)
-    await metric.update_state(Sample(x=1), Sample(x=2))
 
-    assert await metric(Sample(x=1), Sample(x=1)) == 1.0
+    assert await metric(Sample(x=1), Sample(x=2)) == 0.0
+    assert await metric(Sample(x=1), Sample(x=1)) == 0.5
+    assert metric.result() == 0.5
+    assert metric.count == 2
+
+
+async def test_score_gives_one_sample_and_leaves_the_state() -> None:
+    metric = MeanMetricWrapper(fn=my_metric)
+    await metric(Sample(x=1), Sample(x=2))
+
+    assert await metric.score(Sample(x=1), Sample(x=1)) == 1.0
     assert metric.result() == 0.0
 
 
@@ -52,6 +63,19 @@ async def test_sync_fn_with_kwargs_and_masks() -> None:
     metric = MeanMetricWrapper(sync_offset_metric, in_mask=["x"], offset=0.25)
 
     assert await metric({"x": 1, "y": 2}, {"x": 1, "y": 3}) == 1.25
+
+
+async def test_mask_patterns_pick_the_fields_the_function_sees() -> None:
+    seen: list[Any] = []
+
+    def record(y_true: Any, y_pred: Any) -> float:
+        seen.append(y_pred)
+        return 1.0
+
+    await MeanMetricWrapper(record, in_mask_pattern="^ans")({}, {"answer": 1, "other": 2})
+    await MeanMetricWrapper(record, out_mask_pattern="er$")({}, {"answer": 1, "x": 2})
+
+    assert seen == [{"answer": 1}, {"x": 2}]
 
 
 async def test_non_number_raises_reward_error_naming_the_metric() -> None:

@@ -56,3 +56,22 @@ def test_config_round_trip() -> None:
 
     assert config == {"name": "em", "in_mask": ["answer"], "out_mask": ["thinking"]}
     assert rebuilt.get_config() == config
+
+
+async def test_mask_patterns_choose_the_compared_fields() -> None:
+    gold = {"answer": "4", "answer_unit": "km", "thinking": "a"}
+    predicted = {"answer": "4", "answer_unit": "m", "thinking": "b"}
+
+    assert await ExactMatch(in_mask_pattern="^answer$")(gold, predicted) == 1.0
+    assert await ExactMatch(out_mask_pattern="_unit$|^think")(gold, predicted) == 1.0
+    assert await ExactMatch(in_mask_pattern="^answer")(gold, predicted) == 0.0
+
+
+def test_mask_patterns_round_trip_and_are_left_out_when_unset() -> None:
+    reward = ExactMatch(in_mask=["answer"], out_mask_pattern="^debug_")
+
+    config = json.loads(json.dumps(reward.get_config()))
+
+    assert config["out_mask_pattern"] == "^debug_"
+    assert "in_mask_pattern" not in config
+    assert ExactMatch.from_config(config).get_config() == config

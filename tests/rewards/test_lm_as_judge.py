@@ -12,6 +12,7 @@ from optimizer_core.exceptions import InvalidResponseError, LanguageModelError, 
 from optimizer_core.language_models import FakeLanguageModel
 from optimizer_core.rewards import LMAsJudge
 from optimizer_core.rewards.lm_as_judge import JUDGE_SCHEMA, REWARD_LEVELS
+from optimizer_core.score_types import FineScore, Rating, Rating10, Rating20, Score
 
 
 class Answer(DataModel):
@@ -123,3 +124,72 @@ async def test_config_round_trip_serialises_the_model() -> None:
     rebuilt_model = rebuilt.language_model
     assert isinstance(rebuilt_model, FakeLanguageModel)
     assert rebuilt_model.calls[0].messages[0]["content"].startswith("You are a terse editor.")
+
+
+@pytest.mark.parametrize(
+    ("score_type", "grade", "expected"),
+    [
+        # The reference's normalisation: the lowest level is 0.0, the highest 1.0, linear.
+        ("Score", 0.7, 0.7),
+        ("FineScore", 0.65, 0.65),
+        ("Rating", 3, 0.5),
+        ("Rating", 1, 0.0),
+        ("Rating10", 7, 6 / 9),
+        ("Rating20", 20, 1.0),
+        (Rating, 4, 0.75),
+    ],
+)
+async def test_score_type_sets_the_scale_and_the_grade_is_normalised(
+    score_type: Any, grade: float, expected: float
+) -> None:
+    lm = FakeLanguageModel(responses=[{"critique": "ok", "reward": grade}])
+
+    score = await LMAsJudge(language_model=lm, score_type=score_type)({"a": 1}, {"a": 1})
+
+    assert score == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    ("score_type", "levels"),
+    [
+        (Score, [i / 10 for i in range(11)]),
+        (FineScore, [i / 20 for i in range(21)]),
+        (Rating, [1, 2, 3, 4, 5]),
+        (Rating10, list(range(1, 11))),
+        (Rating20, list(range(1, 21))),
+    ],
+)
+async def test_the_schema_holds_the_judge_to_the_scales_levels(
+    score_type: Any, levels: list[float]
+) -> None:
+    lm = FakeLanguageModel(responses=[{"critique": "ok", "reward": levels[-1]}])
+
+    await LMAsJudge(language_model=lm, score_type=score_type)({"a": 1}, {"a": 1})
+
+    grade = lm.calls[0].schema["properties"]["reward"]
+    assert grade["enum"] == pytest.approx(levels)
+    assert grade["type"] == ("integer" if isinstance(levels[0], int) else "number")
+    assert f"{levels[-1]} fully meets" in lm.calls[0].messages[0]["content"]
+
+
+async def test_a_grade_off_the_rating_scale_is_asked_again() -> None:
+    lm = FakeLanguageModel(
+        responses=[{"critique": "ok", "reward": 0.9}, {"critique": "ok", "reward": 5}]
+    )
+
+    assert await LMAsJudge(language_model=lm, score_type="Rating")({"a": 1}, {"a": 1}) == 1.0
+    assert len(lm.calls) == 2
+
+
+def test_an_unknown_score_type_is_refused_naming_the_scales() -> None:
+    with pytest.raises(ValueError, match=r"unknown `score_type` 'Stars'.*'Rating10'"):
+        LMAsJudge(language_model=FakeLanguageModel(), score_type="Stars")
+
+
+def test_score_type_round_trips_by_name() -> None:
+    reward = LMAsJudge(language_model=FakeLanguageModel(), score_type=Rating10)
+
+    config = json.loads(json.dumps(reward.get_config()))
+
+    assert config["score_type"] == "Rating10"
+    assert LMAsJudge.from_config(config).score_type is Rating10

@@ -158,7 +158,12 @@ def test_describe_gives_the_catalogue_entry() -> None:
     assert entry.label == "LM as judge"
     assert entry.description.startswith("A language model grades")
     assert entry.needs == ("language_model",)
-    assert [p.name for p in entry.params] == ["criteria", "instructions", "in_mask", "out_mask"]
+    assert [p.name for p in entry.params] == [
+        "score_type", "criteria", "instructions", "in_mask", "out_mask",
+    ]  # fmt: skip
+    scale = entry.params[0]
+    assert (scale.type, scale.default, scale.nullable) == ("str", "Score", False)
+    assert scale.choices == ("Score", "FineScore", "Rating", "Rating10", "Rating20")
     custom = family("reward").describe(LengthMatch)
     assert custom.name == "FamilyTests>LengthMatch"
     assert (

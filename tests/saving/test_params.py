@@ -131,7 +131,13 @@ def test_the_catalogue_of_the_built_ins() -> None:
     assert omega["population_size"].minimum == 2
     assert omega["instructions"].label == "Optimizer instructions"
     masks = {p.name: p for p in user_params(oc.metrics.F1Score)}
-    assert list(masks) == ["in_mask", "out_mask"] and masks["in_mask"].type == "fields"
+    assert list(masks) == ["average", "in_mask", "out_mask"] and masks["in_mask"].type == "fields"
+    average = masks["average"]
+    assert (average.type, average.default, average.nullable) == ("str", "samples", True)
+    assert average.choices == ("samples", "micro", "macro", "weighted")
+    # Patterns are settings for configs and code; the form picks fields by name.
+    everything = [p.name for p in user_params(oc.metrics.F1Score, offered_only=False)]
+    assert {"in_mask_pattern", "out_mask_pattern"} <= set(everything)
     assert needs_of(oc.metrics.F1Score) == ()  # MeanMetricWrapper's `fn` is not its argument
     assert needs_of(oc.metrics.MeanMetricWrapper) == ("fn",)
 

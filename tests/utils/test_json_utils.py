@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
 from optimizer_core.utils.json_utils import (
     apply_mask,
     base_key,
+    compile_mask_pattern,
     flatten_json,
     leaf_to_text,
     normalize_text,
@@ -113,6 +115,51 @@ def test_apply_mask_does_not_modify_its_input() -> None:
 
 def test_in_mask_with_no_match_gives_an_empty_object() -> None:
     assert apply_mask({"label": "x"}, in_mask=["answer"]) == {}
+
+
+def test_in_pattern_keeps_the_fields_whose_name_it_is_found_in() -> None:
+    data = {"answer": "4", "gold_answer": "4", "thinking": "...", "meta": {"answer_note": "n"}}
+
+    assert apply_mask(data, in_pattern="^answer") == {"answer": "4", "meta": {"answer_note": "n"}}
+
+
+def test_a_pattern_matches_the_name_as_written_or_its_base_key() -> None:
+    data = {"answers": ["4"], "reason": "r"}
+
+    assert apply_mask(data, in_pattern="answer$") == {"answers": ["4"]}
+    assert apply_mask(data, in_pattern="answers$") == {"answers": ["4"]}
+
+
+def test_a_pattern_adds_to_its_mask() -> None:
+    data = {"answer": "4", "label": "x", "thinking": "t", "debug_id": 1}
+
+    assert apply_mask(data, in_mask=["label"], in_pattern="^ans") == {"answer": "4", "label": "x"}
+    assert apply_mask(data, out_mask=["thinking"], out_pattern="^debug_") == {
+        "answer": "4",
+        "label": "x",
+    }
+
+
+def test_out_pattern_drops_at_every_depth() -> None:
+    data = {"a": {"debug_x": 1, "b": [{"debug_y": 2, "c": 3}]}}
+
+    assert apply_mask(data, out_pattern="^debug") == {"a": {"b": [{"c": 3}]}}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "error", "message"),
+    [
+        ("(", ValueError, "`in_mask_pattern` is not a valid regular expression"),
+        ("", ValueError, "non-empty"),
+        ("a" * 201, ValueError, "at most 200 characters"),
+        (["answer"], TypeError, "regular expression"),
+    ],
+)
+def test_a_bad_pattern_is_refused_naming_the_argument(
+    pattern: Any, error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        compile_mask_pattern(pattern, argument="in_mask_pattern")
 
 
 def test_normalize_text_lowercases_drops_punctuation_and_stop_words() -> None:

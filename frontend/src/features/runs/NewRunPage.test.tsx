@@ -97,12 +97,16 @@ describe('NewRunPage', () => {
     expect(screen.getByLabelText('Reward')).toHaveDisplayValue('Exact match');
     await user.selectOptions(screen.getByLabelText('Reward'), 'LMAsJudge');
     await user.type(screen.getByLabelText('Criteria'), 'same city');
+    // The judge's scale and the metric's average come from their declared settings.
+    expect(screen.getByLabelText('Score scale')).toHaveDisplayValue('Score');
+    await user.selectOptions(screen.getByLabelText('Score scale'), 'Rating');
     await user.click(
       within(screen.getByRole('group', { name: 'in_mask' })).getByLabelText('answer'),
     );
     await user.click(
       within(screen.getByRole('group', { name: 'Metrics' })).getByLabelText('F1 score'),
     );
+    await user.selectOptions(screen.getByLabelText('Average'), 'macro');
 
     // Each optimizer keeps its own settings while the other is shown.
     await user.clear(screen.getByLabelText('Population size'));
@@ -139,8 +143,11 @@ describe('NewRunPage', () => {
       dataset: 5,
       provider: 1,
       compile_config: {
-        reward: { name: 'LMAsJudge', params: { in_mask: ['answer'], criteria: 'same city' } },
-        metrics: [{ name: 'F1Score', params: { in_mask: ['answer'] } }],
+        reward: {
+          name: 'LMAsJudge',
+          params: { score_type: 'Rating', in_mask: ['answer'], criteria: 'same city' },
+        },
+        metrics: [{ name: 'F1Score', params: { average: 'macro', in_mask: ['answer'] } }],
         optimizer: {
           name: 'OMEGA',
           params: {

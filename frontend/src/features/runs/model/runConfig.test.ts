@@ -109,9 +109,10 @@ describe('run setup form', () => {
   it('applies the reward masks to the metrics and writes the compile config', () => {
     const reward = findEntry(catalogue.rewards, 'ExactMatch')!;
     const f1 = findEntry(catalogue.metrics, 'F1Score')!;
-    expect(ownParams(f1, reward)).toEqual([]);
+    expect(ownParams(f1, reward).map((p) => p.name)).toEqual(['average']);
     const rewardValues = { ...entryDefaults(reward).values, in_mask: ['answer'] };
-    const metric = parseParams(f1.params, metricValues(f1, {}, reward, rewardValues));
+    const own = entryDefaults(f1).values;
+    const metric = parseParams(f1.params, metricValues(f1, own, reward, rewardValues));
     const config = compileConfig(
       { name: 'ExactMatch', params: parseParams(reward.params, rewardValues).values },
       [{ name: 'F1Score', params: metric.values }],
@@ -119,9 +120,20 @@ describe('run setup form', () => {
     );
     expect(config).toEqual({
       reward: { name: 'ExactMatch', params: { in_mask: ['answer'] } },
-      metrics: [{ name: 'F1Score', params: { in_mask: ['answer'] } }],
+      metrics: [{ name: 'F1Score', params: { average: 'samples', in_mask: ['answer'] } }],
       optimizer: { name: 'RandomFewShot', params: { nb_max_examples: 2 } },
     });
+  });
+
+  it('sends null for a setting left empty that allows none but defaults to a value', () => {
+    const f1 = findEntry(catalogue.metrics, 'F1Score')!;
+    const average = f1.params.find((p) => p.name === 'average')!;
+    expect(average.nullable && average.default).toBe('samples');
+    expect(parseParams([average], { average: '' }).values).toEqual({ average: null });
+    expect(parseParams([average], { average: 'micro' }).values).toEqual({ average: 'micro' });
+    // Left out where none is the default anyway.
+    const seed = param({ name: 'seed', type: 'int', default: null, nullable: true });
+    expect(parseParams([seed], { seed: '' }).values).toEqual({});
   });
 
   it('keeps a metric setting of its own that the reward lacks', () => {

@@ -63,9 +63,9 @@ function bounds(spec: ParamSpec, value: number): string | null {
 }
 
 /**
- * Parse and check the form values against their declarations. A value left empty is left
- * out (the default applies) where the setting allows none or has a default; a setting
- * that must be given is an error.
+ * Parse and check the form values against their declarations. A value left empty is none:
+ * left out where that is the default, sent as null where the setting allows none but
+ * defaults to a value, and an error where a value must be given.
  */
 export function parseParams(specs: ParamSpec[], form: FormValues): Parsed {
   const values: Record<string, unknown> = {};
@@ -85,6 +85,14 @@ export function parseParams(specs: ParamSpec[], form: FormValues): Parsed {
     const text = String(raw ?? '').trim();
     if (text === '') {
       if (spec.required || (!spec.nullable && spec.type !== 'str')) errors[spec.name] = 'required';
+      // Emptied, it reads "none" (the placeholder says so): sent when the default is a value.
+      else if (
+        raw !== undefined &&
+        spec.nullable &&
+        spec.default !== null &&
+        spec.default !== undefined
+      )
+        values[spec.name] = null;
       continue;
     }
     if (spec.type === 'str_list') {

@@ -91,6 +91,34 @@ describe('ParamFields', () => {
     );
   });
 
+  it('offers none first in a select whose setting allows it', async () => {
+    const user = userEvent.setup();
+    const average = param({
+      name: 'average',
+      label: 'Average',
+      type: 'str',
+      default: 'samples',
+      nullable: true,
+      choices: ['samples', 'micro'],
+    });
+    const seen = vi.fn();
+    render(
+      <ParamFields
+        idPrefix="m"
+        specs={[average]}
+        values={defaults([average])}
+        errors={{}}
+        onChange={seen}
+      />,
+    );
+
+    const options = within(screen.getByLabelText('Average')).getAllByRole('option');
+    expect(options.map((o) => o.textContent)).toEqual(['none', 'samples', 'micro']);
+    expect(screen.getByLabelText('Average')).toHaveDisplayValue('samples');
+    await user.selectOptions(screen.getByLabelText('Average'), 'none');
+    expect(seen).toHaveBeenLastCalledWith({ average: '' });
+  });
+
   it('picks output fields only when there are some', () => {
     render(
       <ParamFields

@@ -4,7 +4,7 @@ import { CheckboxGroup } from './CheckboxGroup';
 
 /**
  * One labelled control per declared setting, chosen by its type: a checkbox (bool), a
- * select (a str with choices), checkboxes over the dataset's output fields (fields), a
+ * select (a str with choices, and "none" first where the setting allows it), checkboxes over the dataset's output fields (fields), a
  * text input otherwise; the check's message beside it, the description as a tooltip.
  */
 export function ParamFields({
@@ -65,6 +65,7 @@ export function ParamFields({
                   value={String(values[spec.name] ?? '')}
                   onChange={(e) => set(e.target.value)}
                 >
+                  {spec.nullable && <option value="">none</option>}
                   {spec.choices.map((c) => (
                     <option key={c}>{c}</option>
                   ))}
