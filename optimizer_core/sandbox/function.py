@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import collections
+import contextlib
 import json
 import logging
 from collections.abc import Iterable
@@ -320,7 +321,8 @@ class CodeFunction(ConfigurableFunction):
     def __del__(self) -> None:
         worker = getattr(self, "_worker", None)
         if worker is not None:
-            worker.kill()
+            with contextlib.suppress(Exception):  # at interpreter exit, modules may be gone
+                worker.kill()
 
     def __repr__(self) -> str:
         return f"<CodeFunction name={self.__name__!r} entry={self.entry!r}>"

@@ -12,7 +12,7 @@ grow by more than the CPU-time limit meanwhile. A row over either, a row whose
 answer is over the output limit or garbled, or a guest that crashes ends
 *that* row with the reason: the process is killed (its whole session), a fresh
 one loads the code again, and the batch goes on from the next row. A batch
-that costs more than `max_restarts` such restarts stops there; its remaining
+whose rows end that way more than `max_restarts` times stops there; its remaining
 rows fail unrun with the same reason, so a function that loops on every row
 costs a few time limits, not one per row.
 
@@ -222,7 +222,8 @@ class Worker:
             self._stderr_task = None
 
     def __del__(self) -> None:
-        self.kill()
+        with contextlib.suppress(Exception):  # at interpreter exit, modules may be gone
+            self.kill()
 
     # Scoring --------------------------------------------------------------------------------
 

@@ -278,3 +278,27 @@ async def test_a_code_reward_trains_and_a_broken_one_stops_the_run() -> None:
     ):
         await asyncio.wait_for(program.fit(x=x, y=y, epochs=1, batch_size=4, verbose=0), 120)
     await broken.close()
+
+
+async def test_functions_never_share_a_process_or_its_state() -> None:
+    # Module state a user's code keeps: every row it saw. Another function, even with the
+    # very same code (another user, another run), must start from nothing.
+    source = """
+seen = []
+
+def reward(y_true, y_pred):
+    seen.append(y_pred["secret"])
+    return 1.0, ",".join(seen)
+"""
+    mine, theirs = CodeFunction(source), CodeFunction(source)
+    try:
+        await mine.score_rows([(None, {"secret": "alice-1"}), (None, {"secret": "alice-2"})])
+        [result] = await theirs.score_rows([(None, {"secret": "bob-1"})])
+        assert result.feedback == "bob-1"
+        assert set(mine._worker.pids).isdisjoint(theirs._worker.pids)
+        # Within one function the module runs once per process, like an imported module.
+        [again] = await mine.score_rows([(None, {"secret": "alice-3"})])
+        assert again.feedback == "alice-1,alice-2,alice-3"
+    finally:
+        await mine.close()
+        await theirs.close()
