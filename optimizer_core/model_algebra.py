@@ -44,6 +44,7 @@ __all__ = [
     "concat_models",
     "concat_values",
     "mask_model",
+    "merged_json",
     "union_models",
 ]
 
@@ -138,6 +139,32 @@ def concat_values(values: Sequence[pydantic.BaseModel], *, base: type[M]) -> M:
             data[name] = getattr(value, key)
     result: M = merged.model_validate(data)
     return result
+
+
+def merged_json(
+    values: Sequence[Any], models: Sequence[type[pydantic.BaseModel]]
+) -> dict[str, Any] | None:
+    """Values of `models` (instances, JSON dicts or None) as one JSON object, named as
+    `concat_models(models)` names their fields.
+
+    The names come from the models, not from which values are there: a None value
+    leaves its fields out and renames nothing, so a program's outputs and its targets
+    merge into objects a reward can compare field by field. None when every value is.
+    """
+    if len(values) != len(models):
+        raise MergeError(f"{len(values)} values for {len(models)} data models")
+    renamed = concat_keys([list(model.model_fields) for model in models])
+    merged: dict[str, Any] = {}
+    present = False
+    for value, model, names in zip(values, models, renamed, strict=True):
+        if value is None:
+            continue
+        present = True
+        data = value.model_dump(mode="json") if isinstance(value, pydantic.BaseModel) else value
+        for key, name in zip(model.model_fields, names, strict=True):
+            if key in data:
+                merged[name] = data[key]
+    return merged if present else None
 
 
 def _resolved(schema: Any, defs: Mapping[str, Any]) -> Any:

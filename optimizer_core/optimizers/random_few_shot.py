@@ -39,8 +39,12 @@ class RandomFewShot(Optimizer):
       0.8, so no good example to draw; see docs/benchmarks.md);
     - **scored predictions** otherwise (a module inside the program, a
       ChainOfThought whose ``thinking`` the rows do not hold, or
-      ``labelled_examples=False``): ``n`` of the module's scored predictions
-      without replacement, weighted by ``softmax(reward / sampling_temperature)``.
+      ``labelled_examples=False``): ``n`` of the module's own predictions (its
+      traced inputs and output) on rows that scored above 0, one per input,
+      without replacement, weighted by ``softmax(reward / sampling_temperature)``
+      (`scored_well`). In a program that branches, a Decision's examples then show
+      the labels of rows the program got right, and a branch module only ever
+      sees the rows that went through it.
     A candidate's identity includes its examples, so the examples keep
     changing as training finds better ones (the reference library keys
     candidates on instructions only, which freezes the examples after the
@@ -137,8 +141,11 @@ class RandomFewShot(Optimizer):
         labelled = labelled_rows(predictions) if self.labelled_examples else []
         if labelled:
             return draw_distinct_outputs(self.rng, labelled, n)
-        weights = softmax([float(p["reward"]) for p in predictions], self.sampling_temperature)
-        drawn = weighted_sample_without_replacement(self.rng, predictions, weights, n)
+        scored = scored_well(predictions)
+        if not scored:
+            return None
+        weights = softmax([float(p["reward"]) for p in scored], self.sampling_temperature)
+        drawn = weighted_sample_without_replacement(self.rng, scored, weights, n)
         return [
             {"inputs": p["inputs"], "outputs": p["outputs"], "reward": p["reward"]} for p in drawn
         ]
@@ -196,6 +203,28 @@ def labelled_rows(predictions: Sequence[JsonDict]) -> list[JsonDict]:
             "reward": prediction.get("reward") if answered else None,
         }
     return list(rows.values())
+
+
+def scored_well(predictions: Sequence[JsonDict]) -> list[JsonDict]:
+    """The predictions an example may be drawn from: those of rows that earned a reward
+    above 0, one per distinct input (its best-rewarded one, the latest on a tie).
+
+    A module's prediction holds its own inputs and output and the reward of the row
+    it belongs to, so in a program that branches or chains, a Decision's examples are
+    the labels of rows the program got right and a branch's are the rows that went
+    through it and scored. A row that scored 0 (a wrong label, a failed answer) is
+    never shown to imitate; when no row scored, there is nothing to draw.
+    """
+    best: dict[str, JsonDict] = {}
+    for prediction in predictions:
+        reward = float(prediction.get("reward") or 0.0)
+        if reward <= 0.0:
+            continue
+        key = json.dumps(prediction.get("inputs"), sort_keys=True, ensure_ascii=False)
+        held = best.get(key)
+        if held is None or reward >= float(held.get("reward") or 0.0):
+            best[key] = prediction
+    return list(best.values())
 
 
 def draw_distinct_outputs(rng: random.Random, rows: Sequence[JsonDict], k: int) -> list[JsonDict]:

@@ -114,7 +114,7 @@ class ResultCache:
                 raise
             for (row, future), result in zip(mine, computed, strict=True):
                 future.set_result(result)
-                if result.output is None:
+                if result.failed:
                     self._results.pop((identity, row[0]), None)
         return list(await asyncio.gather(*waiting))
 

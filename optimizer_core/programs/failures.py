@@ -22,15 +22,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from optimizer_core.exceptions import AuthenticationError, LanguageModelError
 
 
 class FailedOrNot(Protocol):
-    """One prediction: its output (None when it failed) and the exception that failed it."""
+    """One prediction: whether it failed (nothing to score) and the exception that failed it."""
 
-    output: Any
+    @property
+    def failed(self) -> bool: ...
+
     exception: BaseException | None
 
 
@@ -94,7 +96,7 @@ class FailureCount:
         last_cause: LanguageModelError | None = None
         for result in batch:
             cause = result.exception
-            if result.output is not None:
+            if not result.failed:
                 self.in_a_row = 0
                 continue
             self.in_a_row += 1
@@ -105,7 +107,7 @@ class FailureCount:
             last_cause = cause
             if self.rule.consecutive is not None and self.in_a_row >= self.rule.consecutive:
                 self._stop(cause)
-        every_row_failed = bool(batch) and all(result.output is None for result in batch)
+        every_row_failed = bool(batch) and all(result.failed for result in batch)
         if self.rule.whole_batch and every_row_failed and last_cause is not None:
             self._stop(last_cause)
 

@@ -172,7 +172,17 @@ class Program(Trainer):
 
     @property
     def output_data_model(self) -> type[DataModel]:
+        """The first output's DataModel (see `output_data_models` for several)."""
         return self.outputs[0].data_model
+
+    @property
+    def input_data_models(self) -> list[type[DataModel]]:
+        return [symbol.data_model for symbol in self.inputs]
+
+    @property
+    def output_data_models(self) -> list[type[DataModel]]:
+        """Each output's DataModel, in order."""
+        return [symbol.data_model for symbol in self.outputs]
 
     @property
     def language_models(self) -> list[Any]:

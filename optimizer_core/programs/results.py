@@ -23,17 +23,21 @@ class EvaluatedExample:
 
     Attributes:
         input: the row's input as JSON (a list of objects for a program with several inputs).
-        expected: the row's target as JSON.
-        output: the program's output as JSON; None when the row failed.
+        expected: the row's target as JSON (a list for a program with several outputs).
+        output: the program's output as JSON (a list for several outputs); None when
+            the row failed.
         reward: the row's reward; a failed row scores 0.0.
         error: why the row failed (the first failing module's error); None when it did not.
+        trace: what each module saw and gave on this row, the branches taken
+            (`TraceStep`s, in the order the calls started).
     """
 
     input: Any
-    expected: JsonDict | None
-    output: JsonDict | None
+    expected: Any
+    output: Any
     reward: float
     error: str | None = None
+    trace: list[TraceStep] = field(default_factory=list)
 
     def as_json(self) -> JsonDict:
         return {
@@ -42,6 +46,7 @@ class EvaluatedExample:
             "output": self.output,
             "reward": self.reward,
             "error": self.error,
+            "trace": [step.as_json() for step in self.trace],
         }
 
 
@@ -74,7 +79,7 @@ class Evaluation:
     @property
     def failures(self) -> int:
         """How many rows failed."""
-        return sum(example.output is None for example in self.examples)
+        return sum(_nothing(example.output) for example in self.examples)
 
 
 @dataclass(frozen=True)
@@ -145,3 +150,9 @@ class Trace:
 
     output: Any
     steps: list[TraceStep] = field(default_factory=list)
+
+
+def _nothing(output: Any) -> bool:
+    if isinstance(output, list):
+        return all(item is None for item in output)
+    return output is None

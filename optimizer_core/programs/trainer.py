@@ -57,6 +57,7 @@ from typing import Any, Literal, Protocol, cast, overload
 import numpy as np
 
 from optimizer_core import metrics as metrics_family
+from optimizer_core import model_algebra
 from optimizer_core import optimizers as optimizers_family
 from optimizer_core import rewards as rewards_family
 from optimizer_core.callbacks import CallbackList
@@ -84,7 +85,7 @@ from optimizer_core.programs.epoch_iterator import (
 )
 from optimizer_core.programs.failures import FailureCount, FailureRule
 from optimizer_core.programs.fit_state import FitState
-from optimizer_core.programs.results import EvaluatedExample, Evaluation
+from optimizer_core.programs.results import EvaluatedExample, Evaluation, TraceStep
 from optimizer_core.rewards import Reward
 from optimizer_core.saving.object_registry import serialize_object
 from optimizer_core.variables import Variable
@@ -95,20 +96,38 @@ logger = logging.getLogger("optimizer_core")
 VALIDATION_CHUNK = 64
 # Validation rows each proposal is scored on by default (the reference library's figure).
 MINIBATCH_SIZE = 4
+# A SampleResult's ``scored`` when it is the output itself.
+_SAME: Any = object()
 
 
 class SampleResult:
-    """One prediction: its output (or None), the trace of its modules, its reward."""
+    """One prediction: its output, what rewards score, the trace of its modules, its reward.
 
-    __slots__ = ("error", "exception", "output", "reward", "trace")
+    ``output`` is what the program returned (a list for several outputs); ``scored``
+    what the reward and metrics see: the output, or for several outputs their
+    fields merged into one JSON object (`Trainer` docstring). A prediction with
+    nothing to score (``scored`` None) has `failed`.
+    """
 
-    def __init__(self, output: DataModel | None, trace: list[JsonDict]) -> None:
+    __slots__ = ("error", "exception", "output", "reward", "scored", "trace")
+
+    def __init__(self, output: Any, trace: list[JsonDict], *, scored: Any = _SAME) -> None:
         self.output = output
+        self.scored = output if scored is _SAME else scored
         self.trace = trace
         self.reward = 0.0
         failed = [t for t in trace if t.get("error")]
         self.error: str | None = failed[0]["error"] if failed else None
         self.exception: BaseException | None = failed[0].get("exception") if failed else None
+
+    @property
+    def failed(self) -> bool:
+        """Nothing to score: the output is None (every output, for several)."""
+        return self.scored is None
+
+    def steps(self) -> list[TraceStep]:
+        """The trace as `TraceStep`s (what each module saw and gave, the branches taken)."""
+        return [TraceStep.from_record(record) for record in self.trace]
 
 
 class TrainedModel(Protocol):
@@ -126,6 +145,12 @@ class TrainedModel(Protocol):
 
     @property
     def output_data_model(self) -> type[DataModel]: ...
+
+    @property
+    def input_data_models(self) -> list[type[DataModel]]: ...
+
+    @property
+    def output_data_models(self) -> list[type[DataModel]]: ...
 
     @property
     def description(self) -> str | None: ...
@@ -371,7 +396,7 @@ class Trainer:
                 *(job.advance() for job in jobs),
             )
             jobs = await _settled(jobs)
-            failures += sum(r.output is None for r in results)
+            failures += sum(r.failed for r in results)
             self._record_predictions(results, batch.y)
             rewards.append(_mean([r.reward for r in results]))
             minibatch = CandidateMinibatch(run.cache, run.rows.minibatch(batch))
@@ -480,7 +505,11 @@ class Trainer:
         if self.reward is None:
             raise ProgramError("call compile(reward=...) before evaluate()")
         check_positive_int(batch_size, "batch_size")
-        given = list(x) if return_examples and x is not None else x
+        given = (
+            _rows(x, len(self._self().input_data_models), "x")
+            if return_examples and x is not None
+            else x
+        )
         x_rows, y_rows = self._check_xy(given, y, "x", "y")
         steps = math.ceil(len(x_rows) / batch_size)
         cbs = self._callback_list(callbacks, verbose, epochs=1, steps=steps, history=False)
@@ -499,10 +528,11 @@ class Trainer:
             examples=[
                 EvaluatedExample(
                     input=_row_json(row),
-                    expected=to_json(target),
-                    output=to_json(result.output),
+                    expected=_row_json(target),
+                    output=_row_json(result.output),
                     reward=result.reward,
                     error=result.error,
+                    trace=result.steps(),
                 )
                 for row, target, result in zip(given, y_rows, results, strict=True)
             ],
@@ -523,14 +553,16 @@ class Trainer:
         cbs = self._callback_list(callbacks, verbose, epochs=1, steps=steps, history=False)
         await cbs.on_predict_begin({})
         outputs: list[Any] = []
+        failed: list[bool] = []
         for step in range(steps):
             await cbs.on_predict_batch_begin(step, {})
             rows = x_rows[step * batch_size : (step + 1) * batch_size]
             results = await asyncio.gather(*(self._predict_one(r, training=False) for r in rows))
             outputs.extend(r.output for r in results)
-            failures = sum(o is None for o in outputs)
+            failed.extend(r.failed for r in results)
+            failures = sum(failed)
             await cbs.on_predict_batch_end(step, {"failures": failures} if failures else {})
-        self.last_failures = sum(o is None for o in outputs)
+        self.last_failures = sum(failed)
         if self.last_failures:
             logger.warning("%d of %d predictions failed", self.last_failures, len(outputs))
         await cbs.on_predict_end({"failures": self.last_failures} if self.last_failures else {})
@@ -607,33 +639,48 @@ class Trainer:
     def _check_x(self, x: Any, argument: str) -> list[Any]:
         if x is None:
             raise DataError(f"`{argument}` is required")
-        rows = list(x)
+        program = self._self()
+        rows = _rows(x, len(program.input_data_models), argument)
         if not rows:
             raise DataError(f"`{argument}` is empty: there is nothing to run")
-        program = self._self()
         return [program.coerce_inputs(row, where=f"{argument}[{i}]") for i, row in enumerate(rows)]
 
     def _check_xy(self, x: Any, y: Any, x_name: str, y_name: str) -> tuple[list[Any], list[Any]]:
+        """The rows of `x` (coerced) and of `y`, each target checked against its output.
+
+        A program with several inputs takes `x` as rows of tuples or as a tuple of
+        arrays, one per input (the reference library's form); with several outputs,
+        `y` likewise: each row a tuple of targets, one per output (None: that output
+        is not scored).
+        """
         x_rows = self._check_x(x, x_name)
         if y is None:
             raise DataError(f"`{y_name}` is required")
-        y_rows = list(y)
+        models = self._self().output_data_models
+        y_rows = _rows(y, len(models), y_name)
         if len(y_rows) != len(x_rows):
             raise DataError(f"`{x_name}` has {len(x_rows)} rows but `{y_name}` has {len(y_rows)}")
-        fields = set(self._self().output_data_model.model_fields)
         for i, row in enumerate(y_rows):
-            try:
-                data = to_json(row)
-            except TypeError as error:
-                raise DataError(f"{y_name}[{i}]: {error}") from error
-            extra = sorted(set(data or {}) - fields)
-            if extra:
+            if len(models) == 1:
+                _check_target(row, models[0], f"{y_name}[{i}]")
+                continue
+            if not isinstance(row, list | tuple) or len(row) != len(models):
                 raise DataError(
-                    f"{y_name}[{i}] has field(s) {extra} that the program's output DataModel "
-                    f"{self._self().output_data_model.__name__} does not have "
-                    f"(it has {sorted(fields)})"
+                    f"{y_name}[{i}]: the program has {len(models)} outputs "
+                    f"({', '.join(m.__name__ for m in models)}), so a target is a list of "
+                    f"{len(models)} (None for an output not scored), got {type(row).__name__}"
                 )
+            for j, (target, model) in enumerate(zip(row, models, strict=True)):
+                _check_target(target, model, f"{y_name}[{i}][{j}]")
         return x_rows, y_rows
+
+    def _scoring_target(self, target: Any) -> Any:
+        """What a reward compares a prediction with: the target, or for several outputs
+        the targets merged as the outputs are (see `SampleResult.scored`)."""
+        models = self._self().output_data_models
+        if len(models) == 1:
+            return target
+        return model_algebra.merged_json(list(target), models) or {}
 
     async def _predict_one(
         self,
@@ -648,6 +695,9 @@ class Trainer:
             OVERRIDES.set(overrides)
         program = self._self()
         output = await program(row if len(row) > 1 else row[0], training=training)
+        models = program.output_data_models
+        if len(models) > 1:
+            return SampleResult(output, trace, scored=model_algebra.merged_json(output, models))
         if isinstance(output, list):
             output = output[0]
         return SampleResult(output, trace)
@@ -656,7 +706,8 @@ class Trainer:
         self, y_true: Any, result: SampleResult, *, update_metrics: bool = True
     ) -> None:
         assert self.reward is not None
-        value = await self.reward(y_true, result.output)
+        y_true = self._scoring_target(y_true)
+        value = await self.reward(y_true, result.scored)
         if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
             raise RewardError(
                 f"reward {getattr(self.reward, 'name', self.reward)!r} returned "
@@ -665,7 +716,7 @@ class Trainer:
         result.reward = float(value)
         if update_metrics:
             for metric in self.metrics:
-                await metric.update_state(y_true, result.output)
+                await metric.update_state(y_true, result.scored)
 
     async def _run_batch(
         self,
@@ -709,11 +760,14 @@ class Trainer:
                         "outputs": entry["outputs"],
                         "reward": result.reward,
                         # The program's target, so an optimizer can show what was expected.
-                        "ground_truth": to_json(target),
+                        "ground_truth": to_json(self._scoring_target(target)),
                     }
                 )
+        trainable = {id(v) for v in program.trainable_variables}
         for module_name, scored in by_module.items():
-            for variable in program.get_module(module_name).trainable_variables:
+            # A module's own variables only: a Branch's step is not its decision's.
+            own = program.get_module(module_name).own_variables
+            for variable in (v for v in own if id(v) in trainable):
                 predictions = (variable.get("predictions") or []) + scored
                 variable.update({"predictions": predictions[-MAX_PREDICTIONS:]})
                 variable.update(
@@ -741,9 +795,9 @@ class Trainer:
             results.extend(await run.cache.results(values, rows[start : start + chunk]))
         for (_, _, target), result in zip(rows, results, strict=True):
             for metric in self.metrics:
-                await metric.update_state(target, result.output)
+                await metric.update_state(self._scoring_target(target), result.scored)
         logs: JsonDict = {"reward": _mean([r.reward for r in results]), **self._metric_results()}
-        failures = sum(r.output is None for r in results)
+        failures = sum(r.failed for r in results)
         if failures:
             logs["failures"] = failures
         rewards = [float(r.reward) for r in results]
@@ -783,7 +837,7 @@ class Trainer:
             if results is not None:
                 results.extend(batch)
             rewards.extend(r.reward for r in batch)
-            failures += sum(r.output is None for r in batch)
+            failures += sum(r.failed for r in batch)
             if cbs is not None:
                 logs: JsonDict = {"reward": _mean(rewards), **self._metric_results()}
                 if failures:
@@ -812,6 +866,36 @@ async def _settled(jobs: list[StepJob]) -> list[StepJob]:
     for job in jobs:
         await job.settle()
     return [job for job in jobs if not job.done]
+
+
+def _rows(value: Any, width: int, argument: str) -> list[Any]:
+    """The rows of `value`: its items, or for ``width`` > 1 a tuple of ``width`` arrays
+    (one per input or output) zipped into rows."""
+    if (
+        width > 1
+        and isinstance(value, tuple)
+        and len(value) == width
+        and all(isinstance(column, np.ndarray | list) for column in value)
+    ):
+        lengths = sorted({len(column) for column in value})
+        if len(lengths) > 1:
+            raise DataError(f"`{argument}`: its {width} arrays have {lengths} rows; give as many")
+        return [tuple(column[i] for column in value) for i in range(lengths[0])]
+    return list(value)
+
+
+def _check_target(target: Any, model: type[DataModel], where: str) -> None:
+    try:
+        data = to_json(target)
+    except TypeError as error:
+        raise DataError(f"{where}: {error}") from error
+    fields = set(model.model_fields)
+    extra = sorted(set(data or {}) - fields)
+    if extra:
+        raise DataError(
+            f"{where} has field(s) {extra} that the program's output DataModel "
+            f"{model.__name__} does not have (it has {sorted(fields)})"
+        )
 
 
 def _row_json(row: Any) -> Any:

@@ -224,7 +224,16 @@ async def _evaluations(
         for row, reward in enumerate(evaluation.rewards):
             reward_sums[row] += reward
         examples = [
-            {"input": e.input, "expected": e.expected, "output": e.output, "reward": e.reward}
+            {
+                "input": e.input,
+                "expected": e.expected,
+                "output": e.output,
+                "reward": e.reward,
+                "error": e.error,
+                # What each module got and said on this row, the branch it took (the run
+                # page's per-example trace).
+                "trace": [step.as_json() for step in e.trace],
+            }
             for e in evaluation.examples
         ]
         runs.append(logs)

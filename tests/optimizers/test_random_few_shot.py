@@ -44,10 +44,22 @@ def test_example_count_stays_in_bounds_and_has_no_duplicates() -> None:
 
 def test_sampling_follows_softmax_of_rewards() -> None:
     optimizer = synalinks.optimizers.RandomFewShot(nb_min_examples=1, nb_max_examples=1, seed=1)
-    variable = scored_variable([1.0, 0.0])
+    variable = scored_variable([1.0, 0.2])
     draws = [optimizer.sample_examples(variable)[0]["inputs"]["q"] for _ in range(4000)]
-    expected = softmax([1.0, 0.0], 0.3)[0]  # about 0.966
+    expected = softmax([1.0, 0.2], 0.3)[0]  # about 0.935
     assert abs(draws.count("0") / len(draws) - expected) < 0.02
+
+
+def test_rows_that_scored_nothing_are_never_shown_and_an_input_counts_once() -> None:
+    optimizer = synalinks.optimizers.RandomFewShot(nb_min_examples=3, nb_max_examples=3, seed=0)
+    variable = scored_variable([1.0, 0.0, 0.0, 0.5])
+    predictions = variable.get("predictions")
+    variable.update({"predictions": [*predictions, {**predictions[0], "reward": 0.6}]})
+    for _ in range(50):
+        drawn = optimizer.sample_examples(variable)
+        assert sorted(e["inputs"]["q"] for e in drawn) == ["0", "3"]
+        assert {e["inputs"]["q"]: e["reward"] for e in drawn}["0"] == 1.0  # its best reward
+    assert optimizer.sample_examples(scored_variable([0.0, 0.0])) is None
 
 
 def test_weighted_sampling_without_replacement_exhausts_the_pool() -> None:
@@ -185,7 +197,8 @@ def test_labelled_examples_draw_each_input_once_whatever_its_predictions() -> No
 
 
 def test_a_module_whose_outputs_are_not_the_programs_draws_from_its_predictions() -> None:
-    """A ChainOfThought's ``thinking`` is not in the rows: its own scored answers are shown."""
+    """A ChainOfThought's ``thinking`` is not in the rows: its own answers that scored are
+    shown (the wrong one, reward 0, is not)."""
     variable = labelled_variable([("q0", "wrong", "right"), ("q1", "right", "right")])
     predictions = variable.get("predictions")
     for prediction in predictions:
@@ -193,7 +206,7 @@ def test_a_module_whose_outputs_are_not_the_programs_draws_from_its_predictions(
     variable.update({"predictions": predictions})
     optimizer = synalinks.optimizers.RandomFewShot(nb_min_examples=2, nb_max_examples=2, seed=0)
     examples = optimizer.sample_examples(variable)
-    assert {e["outputs"]["a"] for e in examples} == {"wrong", "right"}
+    assert [e["outputs"]["a"] for e in examples] == ["right"]
     assert all("thinking" in e["outputs"] for e in examples)
 
 
@@ -201,10 +214,11 @@ def test_labelled_examples_off_draws_from_the_modules_own_answers() -> None:
     optimizer = synalinks.optimizers.RandomFewShot(
         labelled_examples=False, nb_min_examples=1, nb_max_examples=1, seed=0
     )
-    variable = labelled_variable([("q0", "wrong", "right")])
+    variable = labelled_variable([("q0", "wrong", "right"), ("q1", "right", "right")])
     assert optimizer.sample_examples(variable) == [
-        {"inputs": {"q": "q0"}, "outputs": {"a": "wrong"}, "reward": 0.0}
+        {"inputs": {"q": "q1"}, "outputs": {"a": "right"}, "reward": 1.0}
     ]
+    assert optimizer.sample_examples(labelled_variable([("q0", "wrong", "right")])) is None
     with pytest.raises(TypeError, match="`labelled_examples`"):
         synalinks.optimizers.RandomFewShot(labelled_examples="yes")
 

@@ -65,6 +65,7 @@ async def test_a_known_result_is_not_asked_for_again() -> None:
     class Result:
         def __init__(self, x: Any, output: Any = "out") -> None:
             self.output = output
+            self.failed = output is None
             self.reward = float(x)
 
     async def run_rows(xs: list[Any], ys: list[Any], values: Any) -> list[Result]:

@@ -88,12 +88,24 @@ async def test_rows_are_reported_as_they_were_given() -> None:
         return_examples=True,
     )
     [example] = result.examples
+    [generator] = program.modules[1:]
     assert example.as_json() == {
         "input": {"query": "Capital of France?"},
         "expected": {"answer": "Paris"},
         "output": {"answer": "Paris"},
         "reward": 1.0,
         "error": None,
+        "trace": [
+            {
+                "module": generator.name,
+                "inputs": {"query": "Capital of France?"},
+                "outputs": {"answer": "Paris"},
+                "error": None,
+                "parent": None,
+                "skipped": False,
+                "taken": None,
+            }
+        ],
     }
     assert Query.model_validate(example.input) and Answer.model_validate(example.output)
 

@@ -210,9 +210,11 @@ class CompareRunSerializer(serializers.Serializer[dict[str, Any]]):
     after = serializers.DictField(allow_null=True, help_text="{figure: {mean, std}}")
     examples = serializers.ListField(
         child=serializers.DictField(),
-        help_text="the last evaluation after training: {input, expected, output, reward, "
-        "before_reward, after_reward}, in row order; before_reward and after_reward are the "
-        "row's rewards before and after training (means over repeats; null if not stored)",
+        help_text="the last evaluation after training: {input, expected, output, reward, error, "
+        "trace, before_reward, after_reward}, in row order; trace lists what each module got "
+        "and gave on the row ({module, inputs, outputs, error, parent, skipped, taken}, a "
+        "Branch's labels taken); before_reward and after_reward are the row's rewards before "
+        "and after training (means over repeats; null if not stored)",
     )
     gain = PairedComparisonSerializer(
         allow_null=True, help_text="after against its own before, row by row"

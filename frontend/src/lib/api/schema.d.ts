@@ -1032,7 +1032,7 @@ export interface components {
             after: {
                 [key: string]: unknown;
             } | null;
-            /** @description the last evaluation after training: {input, expected, output, reward, before_reward, after_reward}, in row order; before_reward and after_reward are the row's rewards before and after training (means over repeats; null if not stored) */
+            /** @description the last evaluation after training: {input, expected, output, reward, error, trace, before_reward, after_reward}, in row order; trace lists what each module got and gave on the row ({module, inputs, outputs, error, parent, skipped, taken}, a Branch's labels taken); before_reward and after_reward are the row's rewards before and after training (means over repeats; null if not stored) */
             examples: {
                 [key: string]: unknown;
             }[];
