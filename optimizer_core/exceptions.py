@@ -23,7 +23,9 @@ The hierarchy::
         ├── ServerError              HTTP 5xx
         ├── InvalidResponseError     the answer was not valid JSON for the schema
         │   └── TruncatedResponseError   it was cut at its ``max_tokens``: not retried
-        └── AuthenticationError      bad key: never retried
+        ├── AuthenticationError      bad key: never retried
+        └── RequestRefused           the model's request policy refused the destination
+                                     (loopback, private, metadata...): never retried
 
 Argument validation raises the built-in ``ValueError`` / ``TypeError`` with the
 argument named in backticks in the message (``"`temperature` must be >= 0"``).
@@ -218,3 +220,31 @@ class TruncatedResponseError(InvalidResponseError):
 
 class AuthenticationError(LanguageModelError):
     """The provider refused the credentials. Retrying cannot help."""
+
+
+class RequestRefused(LanguageModelError):
+    """The model's `RequestPolicy` refused where a request would go; nothing was sent there.
+
+    Never retried. The message names the destination, why it is refused and, where an
+    allow-list entry would admit it, what to allow.
+
+    Attributes:
+        url: the URL refused ("" when it was a connection the transport opened).
+        reason: why, without the advice (``"127.0.0.1:9 is a loopback address ..."``).
+        allow_entry: the allow-list entry that would admit it (``"127.0.0.1:9"``); ""
+            where none would (the server's own endpoint, a URL that is not http(s)).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        url: str = "",
+        reason: str = "",
+        allow_entry: str = "",
+    ) -> None:
+        super().__init__(message, model=model)
+        self.url = url
+        self.reason = reason or message
+        self.allow_entry = allow_entry

@@ -28,11 +28,14 @@ from optimizer_core.exceptions import (
     LanguageModelError,
     LanguageModelTimeout,
     RateLimitError,
+    RequestRefused,
     ServerError,
     TruncatedResponseError,
 )
+from optimizer_core.language_models import _litellm
 from optimizer_core.language_models.budget import Budget
 from optimizer_core.language_models.concurrency import ConcurrencyLimit
+from optimizer_core.language_models.request_policy import RequestPolicy, default_policy, enforced
 from optimizer_core.language_models.usage import CallRecord, Usage
 
 logger = logging.getLogger(__name__)
@@ -186,6 +189,10 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
         budget: a `Budget` shared with the run's other models (None: uncapped); each
             request reserves one call from it just before it is sent, and a
             refusal raises `BudgetExhausted` (see `budget`).
+        request_policy: the `RequestPolicy` that says where this model's requests may
+            go (None: the process default, `request_policy.set_default_policy`, which is
+            none unless a program installed one). A refused destination fails the call
+            with `RequestRefused`, never retried. Not part of the config.
         last_error: the error the latest failed call raised (None before any), for a
             caller that only sees a failed sample and wants the model's reason.
     """
@@ -253,6 +260,7 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
         self.litellm_kwargs = dict(litellm_kwargs)
         self.usage = Usage()
         self.budget: Budget | None = None
+        self.request_policy: RequestPolicy | None = None
         self.last_error: LanguageModelError | None = None
         self._limit = ConcurrencyLimit(self.max_concurrency, usage=self.usage)
 
@@ -339,8 +347,21 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
                 self.usage.record(meter.record(self.model))
                 return result
 
+    def _destination(self) -> str | None:
+        """The base URL requests go to, when one is set (the provider's own default: None)."""
+        return _litellm.effective_api_base(self.model, self.api_base)
+
     async def _send(self, request: RequestT, meter: _CallMeter) -> ResponseT:
-        """One attempt: wait for a slot, take a call from the budget, send in the time allowed."""
+        """One attempt: check where it goes, wait for a slot, take a call from the budget,
+        send in the time allowed."""
+        policy = self.request_policy if self.request_policy is not None else default_policy()
+        destination = self._destination()
+        if policy is not None and destination:
+            try:
+                await policy.check_url(destination)  # RequestRefused: nothing sent
+            except RequestRefused as error:
+                error.model = self.model
+                raise
         queued = time.perf_counter()
         async with self._limit.slot():
             if self.budget is not None:
@@ -355,7 +376,7 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
             self.usage.request_started()
             try:
                 async with asyncio.timeout(time_limit):
-                    response = await self._transport(request)
+                    response = await self._policed_transport(request, policy)
             except TimeoutError as error:
                 raise LanguageModelTimeout(
                     f"no answer within {_seconds(time_limit)} s", model=self.model
@@ -373,6 +394,22 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
                 tokens=response.prompt_tokens + response.completion_tokens, cost=response.cost
             )
         return response
+
+    async def _policed_transport(
+        self, request: RequestT, policy: RequestPolicy | None
+    ) -> ResponseT:
+        """`_transport` with every connection it opens checked against ``policy``."""
+        with enforced(policy) as guard:
+            try:
+                return await self._transport(request)
+            except Exception as error:
+                # However the HTTP client wrapped the refused connect, the policy's
+                # reason is the call's.
+                refusal = None if guard is None else guard.refusal(self._destination())
+                if refusal is None:
+                    raise
+                refusal.model = self.model
+                raise refusal from error
 
     # -- retries ----------------------------------------------------------------
 
@@ -408,6 +445,14 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
                 f"{_seconds(self.total_timeout)} s ({attempts} attempt{plural}; "
                 f"last error: {error})",
                 model=self.model,
+            )
+        if isinstance(error, RequestRefused):
+            return RequestRefused(
+                f"{self._kind} {self.model!r} failed: {error} (nothing was sent there)",
+                model=self.model,
+                url=error.url,
+                reason=error.reason,
+                allow_entry=error.allow_entry,
             )
         if too_long:
             retry_after = error.retry_after if isinstance(error, RateLimitError) else None

@@ -54,6 +54,7 @@ from types import TracebackType
 from typing import Any
 
 from optimizer_core.exceptions import LocalModelError
+from optimizer_core.language_models.request_policy import UNRESTRICTED
 from optimizer_core.local_models import lease, process
 from optimizer_core.local_models.embedding import LocalEmbeddingModel
 from optimizer_core.local_models.installation import (
@@ -504,9 +505,13 @@ class LocalModelServer:
         if self._state is None:
             self.start()
         kwargs.setdefault("timeout", 300.0)
-        return LocalLanguageModel(
+        model = LocalLanguageModel(
             model=f"openai/{self.alias}", api_base=self.api_base, server=self, **kwargs
         )
+        # This process started the server, on loopback: no policy applies to reaching it
+        # (a program's default policy refuses loopback), and no other model's is loosened.
+        model.request_policy = UNRESTRICTED
+        return model
 
     def embedding_model(self, **kwargs: Any) -> LocalEmbeddingModel:
         """The offline MiniLM embedding model (needs no server; here for convenience).

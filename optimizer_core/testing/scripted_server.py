@@ -136,6 +136,8 @@ class ServerStats:
         completion_tokens: tokens generated in chat answers.
         finish_reasons: answers per ``finish_reason`` (``"stop"``, ``"length"``).
         requests: the parsed bodies of the last 1,000 POST requests, oldest first.
+        headers: the headers of the same requests, in the same order (as sent, so a
+            test can see which key, if any, a request carried).
     """
 
     chat_requests: int = 0
@@ -149,6 +151,9 @@ class ServerStats:
     requests: collections.deque[dict[str, Any]] = dataclasses.field(
         default_factory=lambda: collections.deque(maxlen=_MAX_LOGGED_REQUESTS)
     )
+    headers: collections.deque[dict[str, str]] = dataclasses.field(
+        default_factory=lambda: collections.deque(maxlen=_MAX_LOGGED_REQUESTS)
+    )
 
     def reset(self) -> None:
         """Zero the counters and forget the logged requests."""
@@ -158,6 +163,7 @@ class ServerStats:
         self.completion_tokens = 0
         self.finish_reasons.clear()
         self.requests.clear()
+        self.headers.clear()
 
 
 @dataclasses.dataclass
@@ -166,6 +172,8 @@ class _Fault:
     retry_after: float | None
     body: str | None
     echo_key: bool = False
+    content_type: str = "application/json"
+    location: str | None = None
 
 
 class ScriptedServer:
@@ -256,6 +264,7 @@ class ScriptedServer:
         retry_after: float | None = None,
         body: str | None = None,
         echo_key: bool = False,
+        content_type: str = "application/json",
     ) -> None:
         """Answer the next ``times`` POST requests with HTTP ``status``.
 
@@ -268,6 +277,7 @@ class ScriptedServer:
             echo_key: the error message quotes the request's key (its
                 ``Authorization: Bearer`` credentials) in full, as some providers
                 do on a 401; for tests that a key never reaches a log.
+            content_type: the body's media type (``"text/html"`` for an HTML page).
         """
         if echo_key and body is not None:
             raise ValueError("give `body` or `echo_key`, not both")
@@ -276,7 +286,16 @@ class ScriptedServer:
         if times < 1:
             raise ValueError(f"`times` must be >= 1, got {times}")
         for _ in range(times):
-            self._faults.append(_Fault(status, retry_after, body, echo_key))
+            self._faults.append(_Fault(status, retry_after, body, echo_key, content_type))
+
+    def redirect_next(self, location: str, *, status: int = 307, times: int = 1) -> None:
+        """Answer the next ``times`` POST requests with a redirect to ``location``."""
+        if status not in (301, 302, 303, 307, 308):
+            raise ValueError(f"`status` must be a redirect status, got {status}")
+        if times < 1:
+            raise ValueError(f"`times` must be >= 1, got {times}")
+        for _ in range(times):
+            self._faults.append(_Fault(status, None, None, location=location))
 
     def stall_next(self, seconds: float, times: int = 1) -> None:
         """Make the next ``times`` POST requests wait ``seconds`` before answering.
@@ -427,6 +446,8 @@ class ScriptedServer:
         if fault.retry_after is not None:
             headers["Retry-After"] = _format_seconds(fault.retry_after)
             headers["retry-after-ms"] = _format_seconds(fault.retry_after * 1000)
+        if fault.location is not None:
+            return web.Response(status=fault.status, headers={"Location": fault.location})
         if fault.echo_key:
             credentials = request.headers.get("Authorization", "")
             key = credentials.removeprefix("Bearer ").strip()
@@ -439,7 +460,7 @@ class ScriptedServer:
             return web.Response(
                 status=fault.status,
                 text=fault.body,
-                content_type="application/json",
+                content_type=fault.content_type,
                 headers=headers,
             )
         return _error(fault.status, f"injected HTTP {fault.status}", "injected", headers)
@@ -459,6 +480,7 @@ class ScriptedServer:
                 return body
             self.stats.chat_requests += 1
             self.stats.requests.append(body)
+            self.stats.headers.append(dict(request.headers))
             failure = await self._before_answer(request)
             if failure is not None:
                 return failure
@@ -515,6 +537,7 @@ class ScriptedServer:
                 return body
             self.stats.embedding_requests += 1
             self.stats.requests.append(body)
+            self.stats.headers.append(dict(request.headers))
             failure = await self._before_answer(request)
             if failure is not None:
                 return failure

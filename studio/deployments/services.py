@@ -188,7 +188,7 @@ def language_model_for(deployment: Deployment, target: DeploymentTarget) -> Any:
     Raises:
         NotServable: there is no provider to call.
     """
-    from studio.providers.services import build_language_model, default_provider
+    from studio.providers.services import build_language_model, default_provider, preflight
 
     if target.run_id is not None:
         provider = target.run.provider
@@ -204,6 +204,7 @@ def language_model_for(deployment: Deployment, target: DeploymentTarget) -> Any:
                 "a program version is served with your default language provider: "
                 "set one on the providers page"
             )
+    preflight(provider)  # OutgoingRefused (400): the policy refuses where it points
     try:
         return build_language_model(provider)
     except Exception as error:  # a key that no longer decrypts, a provider of the wrong kind
@@ -330,7 +331,10 @@ def predict(deployment: Deployment, *, values: list[Any], path: str) -> JsonDict
     Raises:
         InputInvalid: an input does not fit the program (nothing was called).
         NotServable: there is no provider to call.
+        OutgoingRefused: the outgoing-request policy refuses where the provider points.
     """
+    from studio.providers.services import refusal_of
+
     target = DeploymentTarget.objects.select_related("run__provider", "program_version").get(
         pk=deployment.target_id
     )
@@ -349,6 +353,9 @@ def predict(deployment: Deployment, *, values: list[Any], path: str) -> JsonDict
     record_usage(
         deployment.pk, source=DeploymentUsage.Source.API, usage=usage, predictions=predictions
     )
+    refused = refusal_of(language_model.last_error)
+    if refused is not None:  # the policy refused a connection a call opened: a 400
+        raise refused
     if path == "input" and predictions[0].output is None:
         raise PredictionFailed(predictions[0].error or "the prediction failed")
     return {"target": target, "predictions": predictions, "usage": usage, "latency_s": latency}

@@ -288,10 +288,15 @@ def try_program(
         if chosen is None:
             raise TryError("add a language provider first", path="provider")
     try:
+        provider_services.preflight(chosen)
         language_model = provider_services.build_language_model(chosen)
     except provider_services.ProviderError as error:
         raise TryError(str(error), path="provider") from None
-    return run_once(document=document, language_model=language_model, inputs=inputs)
+    result = run_once(document=document, language_model=language_model, inputs=inputs)
+    refused = provider_services.refusal_of(language_model.last_error)
+    if refused is not None:  # the policy refused a connection the call opened
+        raise TryError(str(refused), path="provider")
+    return result
 
 
 def run_once(*, document: JsonDict, language_model: Any, inputs: Any) -> JsonDict:

@@ -9,9 +9,10 @@ from typing import Any
 
 from django.db import transaction
 
+from optimizer_core.exceptions import RequestRefused
 from optimizer_core.language_models import EmbeddingModel, LanguageModel
-from studio.providers import crypto, redaction
-from studio.providers.exceptions import ProviderError
+from studio.providers import crypto, outgoing, redaction
+from studio.providers.exceptions import OutgoingRefused, ProviderError
 from studio.providers.models import Provider
 
 JsonDict = dict[str, Any]
@@ -92,6 +93,7 @@ def check_params(*, kind: str, model: str, api_base: str, params: Any) -> JsonDi
         ProviderError: `params` is not an object, holds a reserved key, or the
             model's constructor refuses a value.
     """
+    check_api_base(model=model, api_base=api_base)
     if params in (None, ""):
         params = {}
     if not isinstance(params, dict):
@@ -112,6 +114,47 @@ def check_params(*, kind: str, model: str, api_base: str, params: Any) -> JsonDi
             path=f"params.{culprit}" if culprit else "params",
         ) from None
     return dict(params)
+
+
+def check_api_base(*, model: str, api_base: str) -> None:
+    """Refuse a base URL the outgoing-request policy refuses, or any for the bundled model.
+
+    Raises:
+        OutgoingRefused: the policy refuses where it points (the message says what an
+            administrator would have to allow), or ``model`` is the bundled one.
+    """
+    if not api_base:
+        return
+    if model.startswith(LOCAL_PREFIX):
+        raise OutgoingRefused(
+            "the bundled model is served by the studio itself: it takes no api_base",
+            path="api_base",
+        )
+    try:
+        outgoing.check_api_base(api_base)
+    except RequestRefused as error:
+        raise OutgoingRefused(str(error), path="api_base") from None
+
+
+def preflight(provider: Provider) -> None:
+    """Refuse a stored provider whose api_base the policy refuses now (before any call).
+
+    A provider saved before the policy, or before an administrator closed an address,
+    is refused here with a 400 rather than failing each call.
+
+    Raises:
+        OutgoingRefused: as `check_api_base`.
+    """
+    check_api_base(model=provider.model, api_base=provider.api_base)
+
+
+def refusal_of(error: BaseException | None) -> OutgoingRefused | None:
+    """The 400 for a call the policy refused while it ran (a redirect, DNS that changed)."""
+    while error is not None:
+        if isinstance(error, RequestRefused):
+            return OutgoingRefused(redaction.redact(str(error)), path="api_base")
+        error = error.__cause__
+    return None
 
 
 def _clear_other_defaults(provider: Provider) -> None:
@@ -340,7 +383,12 @@ def check_connection(provider: Provider) -> JsonDict:
     Returns:
         ``{"ok", "answer", "error", "latency_s"}``: ``answer`` (the model's text, or
         the embedding's size) when it worked, else ``error``, the provider's reason.
+
+    Raises:
+        OutgoingRefused: the outgoing-request policy refuses where the provider points
+            (before the call, or on the address a connection used).
     """
+    preflight(provider)
     limits = {"timeout": CONNECTION_TIMEOUT_S, "total_timeout": CONNECTION_TIMEOUT_S}
     started = time.perf_counter()
     try:
@@ -355,6 +403,9 @@ def check_connection(provider: Provider) -> JsonDict:
             reply = asyncio.run(language_model([{"role": "user", "content": CONNECTION_PROMPT}]))
             answer = reply if isinstance(reply, str) else str(reply)
     except Exception as error:  # the report is the point: any failure is the provider's answer
+        refused = refusal_of(error)
+        if refused is not None:
+            raise refused from None
         return {
             "ok": False,
             "answer": None,

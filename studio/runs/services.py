@@ -20,6 +20,7 @@ from django.utils import timezone
 from studio.celery import enqueue
 from studio.common.lifecycle import stale_after
 from studio.programs.documents import validate_document
+from studio.providers import services as provider_services
 from studio.runs.config import validate_compile_config, validate_fit_config
 from studio.runs.events import RUN_EVENTS
 from studio.runs.exceptions import InvalidTransition
@@ -97,6 +98,10 @@ def start_run(
         raise ValidationError({"dataset": f"dataset is {dataset.status}, not valid"})
     if provider.kind != "language":
         raise ValidationError({"provider": "an embedding provider cannot run a program"})
+    try:
+        provider_services.preflight(provider)
+    except provider_services.ProviderError as refused:  # the outgoing-request policy
+        raise ValidationError({"provider": str(refused)}) from None
     _check_document(program_version.document)
     compile_config = validate_compile_config(compile_config)
     fit_config = validate_fit_config(fit_config)

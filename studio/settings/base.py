@@ -171,6 +171,16 @@ STUDIO_UPLOAD_MAX_BYTES = env.int("STUDIO_UPLOAD_MAX_BYTES", default=200 * 1024 
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
+# Outgoing requests (studio.providers.outgoing; docs/security.md, "Outgoing requests"):
+# every model a user configures (providers, judges, OMEGA's models, deployments) may
+# reach public addresses only. STUDIO_ALLOWED_OUTGOING lists what the administrator opens
+# anyway, comma-separated: a host and port ("127.0.0.1:11434" for Ollama on this machine,
+# "vllm.lan:8000"), a host name ("vllm.lan", "*.corp.example"), an address or a network
+# ("10.0.0.0/8", "[fd00::1]:8000"). This studio's own endpoints (STUDIO_PORT on this
+# machine, the ALLOWED_HOSTS names) stay refused whatever it lists.
+STUDIO_ALLOWED_OUTGOING = env.list("STUDIO_ALLOWED_OUTGOING", default=[])
+STUDIO_PORT = env.int("STUDIO_PORT", default=8000)
+
 # API keys of providers are encrypted at rest with this key (Fernet, urlsafe base64).
 STUDIO_ENCRYPTION_KEY = env("STUDIO_ENCRYPTION_KEY", default="")
 

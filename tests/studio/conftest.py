@@ -1,6 +1,10 @@
-"""Fixtures shared by the studio's tests: two users and their API clients."""
+"""Fixtures shared by the studio's tests: two users and their API clients, and the
+administrator's allow-list for stand-in providers on loopback."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -35,3 +39,16 @@ def other_api(other_user) -> APIClient:
 def _media_root(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.STUDIO_LM_CACHE_DIR = tmp_path / "lm_cache"  # user ids repeat across tests
+
+
+@pytest.fixture
+def allow_outgoing(settings) -> Callable[[Any], None]:
+    """``allow(server)``: let providers reach a stand-in on 127.0.0.1, as an administrator
+    would with STUDIO_ALLOWED_OUTGOING (the outgoing-request policy refuses loopback in
+    every settings module, the tests' included)."""
+
+    def allow(server: Any) -> None:
+        entry = f"127.0.0.1:{server.port}"
+        settings.STUDIO_ALLOWED_OUTGOING = [*settings.STUDIO_ALLOWED_OUTGOING, entry]
+
+    return allow

@@ -139,7 +139,7 @@ def test_another_users_id_in_a_run_filter_answers_as_a_missing_one(client, other
     theirs = {
         "dataset": make_dataset(other_user).pk,
         "program_version": make_version(other_user).pk,
-        "provider": make_provider(other_user, "http://127.0.0.1:9").pk,
+        "provider": make_provider(other_user, "http://provider.invalid").pk,
     }
     for name, pk in theirs.items():
         other = client.get(f"/api/runs/?{name}={pk}")
@@ -152,7 +152,7 @@ def test_own_ids_in_run_filters_are_accepted(client, user):
     version = make_version(user)
     query = (
         f"dataset={make_dataset(user).pk}&program_version={version.pk}"
-        f"&provider={make_provider(user, 'http://127.0.0.1:9').pk}&program={version.program_id}"
+        f"&provider={make_provider(user, 'http://provider.invalid').pk}&program={version.program_id}"
     )
     response = client.get(f"/api/runs/?{query}")
     assert response.status_code == 200, response.content

@@ -79,7 +79,7 @@ def owner(db, django_user_model) -> Any:
     version = make_version(user)
     make_version(user, name="second")
     dataset = make_dataset(user)
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     provider.is_default = True
     provider.save(update_fields=["is_default"])
     run = Run.objects.create(

@@ -67,7 +67,7 @@ def test_dataset_in_use_answers_409_with_a_detail(api, user):
         owner=user,
         program_version=make_version(user),
         dataset=dataset,
-        provider=make_provider(user, "http://127.0.0.1:9/v1"),
+        provider=make_provider(user, "http://provider.invalid/v1"),
         compile_config=COMPILE_CONFIG,
         fit_config={},
     )

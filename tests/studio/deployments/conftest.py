@@ -11,9 +11,10 @@ from optimizer_core.testing.students import capitals_task
 
 
 @pytest.fixture
-def scripted_server() -> Iterator[ScriptedServer]:
+def scripted_server(allow_outgoing) -> Iterator[ScriptedServer]:
     _, _, student = capitals_task()
     with ScriptedServer(student.from_request) as server:
+        allow_outgoing(server)
         yield server
 
 

@@ -87,7 +87,7 @@ def test_switch_and_rollback_change_the_program_at_once_and_keep_the_history(
 
 
 def test_a_refused_switch_leaves_the_deployment_as_it_was(api, user):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     api.post(
         "/api/deployments/", {"name": "cap", "run": make_run(user, provider).pk}, format="json"
     )
@@ -126,7 +126,7 @@ def test_a_version_is_served_with_the_owners_default_provider(api, user, scripte
 
 
 def test_another_users_deployment_is_not_found(api, other_api, user, other_user):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     api.post(
         "/api/deployments/", {"name": "mine", "run": make_run(user, provider).pk}, format="json"
     )
@@ -145,7 +145,7 @@ def test_another_users_deployment_is_not_found(api, other_api, user, other_user)
         assert response.status_code == 404, (method, path, response.status_code)
     assert other_api.get("/api/deployments/").json()["count"] == 0
     # The same name is free for someone else; their run, never another user's.
-    other_run = make_run(other_user, make_provider(other_user, "http://127.0.0.1:9/v1"))
+    other_run = make_run(other_user, make_provider(other_user, "http://provider.invalid/v1"))
     response = api.post("/api/deployments/", {"name": "x", "run": other_run.pk}, format="json")
     assert response.status_code == 400 and response.json()["errors"][0]["path"] == "run"
     response = other_api.post(
@@ -176,7 +176,7 @@ def test_another_users_deployment_is_not_found(api, other_api, user, other_user)
 def test_inputs_are_checked_against_the_programs_input_model_field_by_field(
     api, user, body, expected
 ):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")  # never called: the input is refused
+    provider = make_provider(user, "http://provider.invalid/v1")  # never called: the input is refused
     api.post(
         "/api/deployments/", {"name": "cap", "run": make_run(user, provider).pk}, format="json"
     )
@@ -188,7 +188,7 @@ def test_inputs_are_checked_against_the_programs_input_model_field_by_field(
 
 
 def test_names_are_slugs_unique_per_owner_and_bodies_are_depth_limited(api, user):
-    run = make_run(user, make_provider(user, "http://127.0.0.1:9/v1"))
+    run = make_run(user, make_provider(user, "http://provider.invalid/v1"))
     for name in ("has space", "é", "", "x" * 51):
         response = api.post("/api/deployments/", {"name": name, "run": run.pk}, format="json")
         assert response.status_code == 400
@@ -234,7 +234,7 @@ def test_every_call_is_counted_in_the_deployments_usage(api, user, scripted_serv
 
 
 def test_a_provider_that_fails_answers_502_with_its_reason(api, user):
-    run = make_run(user, make_provider(user, "http://127.0.0.1:9/v1"))
+    run = make_run(user, make_provider(user, "http://provider.invalid/v1"))
     api.post("/api/deployments/", {"name": "down", "run": run.pk}, format="json")
     response = api.post("/api/deployments/down/predict/", {"input": FRANCE}, format="json")
     assert response.status_code == 502
@@ -248,7 +248,7 @@ def test_a_provider_that_fails_answers_502_with_its_reason(api, user):
 
 
 def test_deleting_a_deployment_frees_its_name(api, user):
-    run = make_run(user, make_provider(user, "http://127.0.0.1:9/v1"))
+    run = make_run(user, make_provider(user, "http://provider.invalid/v1"))
     api.post("/api/deployments/", {"name": "gone", "run": run.pk}, format="json")
     assert api.delete("/api/deployments/gone/").status_code == 204
     assert api.get("/api/deployments/gone/").status_code == 404

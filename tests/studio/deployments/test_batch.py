@@ -147,7 +147,7 @@ def test_a_job_whose_worker_died_resumes_after_its_last_complete_line(
 def test_a_batch_job_whose_provider_fails_still_writes_every_row(
     api, user, django_capture_on_commit_callbacks
 ):
-    run = make_run(user, make_provider(user, "http://127.0.0.1:9/v1"))
+    run = make_run(user, make_provider(user, "http://provider.invalid/v1"))
     api.post("/api/deployments/", {"name": "cap", "run": run.pk}, format="json")
     job = start(api, make_dataset(user, rows=5), django_capture_on_commit_callbacks)
     execute_batch(job["id"])

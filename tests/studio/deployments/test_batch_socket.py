@@ -24,7 +24,7 @@ IN_MEMORY = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 @database_sync_to_async
 def make_job(owner: Any) -> BatchJob:
-    run = make_run(owner, make_provider(owner, "http://127.0.0.1:9/v1"))
+    run = make_run(owner, make_provider(owner, "http://provider.invalid/v1"))
     deployment = services.deploy(owner=owner, name="cap", run=run)
     return start_batch(deployment, dataset=make_dataset(owner, rows=4))
 

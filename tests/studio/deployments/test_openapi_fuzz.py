@@ -33,7 +33,7 @@ CASES = 15
 
 @pytest.fixture
 def owned(user) -> dict[str, Any]:
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     deployment = services.deploy(owner=user, name="fuzz", run=make_run(user, provider))
     services.switch(deployment, run=make_run(user, provider))
     job = start_batch(deployment, dataset=make_dataset(user, rows=3))

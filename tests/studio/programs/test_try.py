@@ -13,9 +13,10 @@ pytestmark = [pytest.mark.django_db, pytest.mark.litellm]
 
 
 @pytest.fixture
-def server():
+def server(allow_outgoing):
     _, _, student = capitals_task()
     with ScriptedServer(student.from_request) as running:
+        allow_outgoing(running)
         yield running
 
 

@@ -24,12 +24,13 @@ def seen() -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def server(seen) -> Iterator[ScriptedServer]:
+def server(seen, allow_outgoing) -> Iterator[ScriptedServer]:
     def answer(request: dict[str, Any]) -> str:
         seen.append(request)
         return "ok"
 
     with ScriptedServer(answer) as running:
+        allow_outgoing(running)
         yield running
 
 

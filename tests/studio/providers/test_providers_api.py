@@ -46,14 +46,14 @@ def test_key_is_encrypted_in_the_database(api):
 
 
 def test_build_language_model_decrypts_the_key(api):
-    body = _create(api, params={"temperature": 0.3}, api_base="http://127.0.0.1:9/v1")
+    body = _create(api, params={"temperature": 0.3}, api_base="https://models.example.com/v1")
     provider = Provider.objects.get(pk=body["id"])
     lm = services.build_language_model(provider)
     assert isinstance(lm, LanguageModel)
     assert lm.model == "openai/gpt-4o-mini"
     assert lm.api_key == SECRET
     assert lm.get_config()["temperature"] == 0.3
-    assert lm.get_config()["api_base"] == "http://127.0.0.1:9/v1"
+    assert lm.get_config()["api_base"] == "https://models.example.com/v1"
     # The key is not part of the model's (serialisable) config.
     assert SECRET not in str(lm.get_config())
 

@@ -56,6 +56,10 @@ class LiveStack:
             "STUDIO_MEDIA_ROOT": str(workdir / "media"),
             "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
             "STUDIO_LOG_LEVEL": "WARNING",
+            # The stack's providers are scripted servers on this machine: its administrator
+            # allows loopback (the stack's own port stays refused, STUDIO_PORT).
+            "STUDIO_ALLOWED_OUTGOING": "127.0.0.0/8",
+            "STUDIO_PORT": str(self.port),
             **env,
         }
         self.procs: list[subprocess.Popen[bytes]] = []

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 FIT = {"epochs": 2, "batch_size": 8, "evaluations": 1, "seed": 0}
 
 
-def body(user: Any, base_url: str = "http://127.0.0.1:9/v1", **overrides: Any) -> dict[str, Any]:
+def body(user: Any, base_url: str = "http://provider.invalid/v1", **overrides: Any) -> dict[str, Any]:
     return {
         "name": "first",
         "program_version": make_version(user).pk,
@@ -152,7 +152,7 @@ def test_service_errors_for_cancel_of_a_finished_run(user):
         owner=user,
         program_version=make_version(user),
         dataset=make_dataset(user),
-        provider=make_provider(user, "http://127.0.0.1:9/v1"),
+        provider=make_provider(user, "http://provider.invalid/v1"),
         compile_config=COMPILE_CONFIG,
         fit_config=FIT,
     )

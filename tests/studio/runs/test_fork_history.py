@@ -18,7 +18,7 @@ def make_run(user: Any, *, parent: Run | None = None, fork_epoch: int | None = N
         version, dataset, provider = parent.program_version, parent.dataset, parent.provider
     else:
         version, dataset = make_version(user), make_dataset(user)
-        provider = make_provider(user, "http://127.0.0.1:9/v1")
+        provider = make_provider(user, "http://provider.invalid/v1")
     return Run.objects.create(
         owner=user,
         program_version=version,

@@ -16,7 +16,7 @@ def _rows(user):
     return {
         "program_version": make_version(user),
         "dataset": make_dataset(user),
-        "provider": make_provider(user, "http://127.0.0.1:9/v1"),
+        "provider": make_provider(user, "http://provider.invalid/v1"),
     }
 
 

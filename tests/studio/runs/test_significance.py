@@ -75,7 +75,7 @@ def test_evaluations_are_pinned_to_temperature_0_and_the_runs_seed_and_run_once(
     assert temperatures == {None, 0.0}, temperatures
 
 
-def test_above_temperature_0_evaluations_repeat_and_store_each_rows_mean(user):
+def test_above_temperature_0_evaluations_repeat_and_store_each_rows_mean(user, allow_outgoing):
     _, _, student = capitals_task()
     coin = random.Random(0)  # a sampling model: the same row may score differently each time
 
@@ -86,6 +86,7 @@ def test_above_temperature_0_evaluations_repeat_and_store_each_rows_mean(user):
 
     dataset = make_dataset(user, rows=40, test_fraction=0.5)
     with ScriptedServer(respond) as server:
+        allow_outgoing(server)
         run = run_on(user, server, dataset, evaluations=2, evaluation_temperature=0.7)
         first = server.stats.requests[0]
 
@@ -112,8 +113,9 @@ def test_the_run_detail_says_significant_gain_when_training_clearly_helps(
     assert gain["sentence"].startswith("significant gain at n=20")
 
 
-def test_the_run_detail_says_no_detectable_change_and_the_rows_needed(api, user):
+def test_the_run_detail_says_no_detectable_change_and_the_rows_needed(api, user, allow_outgoing):
     with ScriptedServer(always_right().from_request) as server:
+        allow_outgoing(server)
         run = run_on(user, server, make_dataset(user, rows=40, test_fraction=0.5))
 
     gain = api.get(f"/api/runs/{run.pk}/").json()["gain"]

@@ -45,7 +45,7 @@ def finished_run(
 
 
 def test_two_finished_runs_give_their_median_pace_tokens_and_cost(api, user):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     finished_run(user, provider, calls=200, seconds=100, tokens=20_000, cost=0.02)  # 2 calls/s
     finished_run(user, provider, calls=300, seconds=100, tokens=60_000, cost=0.12)  # 3 calls/s
 
@@ -60,7 +60,7 @@ def test_two_finished_runs_give_their_median_pace_tokens_and_cost(api, user):
 
 
 def test_only_the_last_five_finished_runs_count(api, user):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     for ago in range(5):
         finished_run(user, provider, calls=100, seconds=100, ended_ago_s=ago)  # 1 call/s
     finished_run(user, provider, calls=900, seconds=100, ended_ago_s=3600)  # older: 9 calls/s
@@ -73,8 +73,8 @@ def test_only_the_last_five_finished_runs_count(api, user):
 
 
 def test_another_users_runs_never_count(api, user, other_user, other_api):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
-    theirs = make_provider(other_user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
+    theirs = make_provider(other_user, "http://provider.invalid/v1")
     finished_run(other_user, theirs, calls=500, seconds=10, tokens=5000, cost=1.0)
 
     figures = api.get(URL, {"provider": provider.pk}).json()
@@ -85,7 +85,7 @@ def test_another_users_runs_never_count(api, user, other_user, other_api):
 
 
 def test_a_provider_without_finished_runs_gives_no_figures(api, user):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     Run.objects.create(
         owner=user,
         program_version=make_version(user),
@@ -115,7 +115,7 @@ def test_a_provider_without_finished_runs_gives_no_figures(api, user):
 
 
 def test_tokens_per_call_come_from_the_same_program_first(api, user):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     mine = make_version(user)
     finished_run(user, provider, calls=10, seconds=10, tokens=3000, version=mine)  # 300 / call
     finished_run(user, provider, calls=10, seconds=10, tokens=500)  # another program: 50 / call
@@ -130,7 +130,7 @@ def test_tokens_per_call_come_from_the_same_program_first(api, user):
 
 
 def test_runs_litellm_could_not_price_leave_the_cost_unknown(api, user):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     finished_run(user, provider, calls=10, seconds=10, tokens=1000, cost=0.0)
 
     figures = api.get(URL, {"provider": provider.pk}).json()
@@ -154,7 +154,7 @@ def test_the_provider_is_required(api):
 
 
 def test_a_malformed_program_is_a_400_naming_it(api, user):
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     response = api.get(URL, {"provider": provider.pk, "program": "1; drop table"})
     assert response.status_code == 400
     assert "program" in response.json() and "integer" in str(response.json()["program"])

@@ -296,7 +296,7 @@ def test_a_bad_configuration_is_refused_naming_the_field(
             owner=user,
             program_version=make_version(user),
             dataset=make_dataset(user),
-            provider=make_provider(user, "http://127.0.0.1:9/v1"),
+            provider=make_provider(user, "http://provider.invalid/v1"),
             compile_config=compile_config,
             fit_config=fit_config,
         )
@@ -312,7 +312,7 @@ def test_another_users_dataset_is_not_found(user, other_user):
             owner=user,
             program_version=make_version(user),
             dataset=make_dataset(other_user),
-            provider=make_provider(user, "http://127.0.0.1:9/v1"),
+            provider=make_provider(user, "http://provider.invalid/v1"),
             compile_config=COMPILE_CONFIG,
             fit_config=FIT,
         )
@@ -329,7 +329,7 @@ def test_an_unvalidated_dataset_or_an_embedding_provider_is_refused(user):
         "compile_config": COMPILE_CONFIG,
         "fit_config": FIT,
     }
-    provider = make_provider(user, "http://127.0.0.1:9/v1")
+    provider = make_provider(user, "http://provider.invalid/v1")
     with pytest.raises(ValidationError) as refused:
         services.start_run(dataset=dataset, provider=provider, **kwargs)
     assert list(refused.value.message_dict) == ["dataset"]
@@ -340,13 +340,16 @@ def test_an_unvalidated_dataset_or_an_embedding_provider_is_refused(user):
     assert list(refused.value.message_dict) == ["provider"]
 
 
-def test_cancel_during_the_first_evaluations_stops_before_any_training(user, settings):
+def test_cancel_during_the_first_evaluations_stops_before_any_training(
+    user, settings, allow_outgoing
+):
     from optimizer_core.testing.scripted_server import ScriptedServer
     from optimizer_core.testing.students import capitals_task
 
     settings.STUDIO_RUN_HEARTBEAT_S = 0.02
     _, _, student = capitals_task()
     with ScriptedServer(student.from_request, latency=0.05) as slow:
+        allow_outgoing(slow)
         run = start(user, slow, fit={**FIT, "evaluations": 20, "batch_size": 2})
         assert services.claim_run(run.pk)
         run.refresh_from_db()
@@ -421,7 +424,7 @@ def test_models_are_set_by_the_studio_not_the_config(user):
     with pytest.raises(ValidationError) as refused:
         services.start_run(
             owner=user, program_version=make_version(user), dataset=make_dataset(user),
-            provider=make_provider(user, "http://127.0.0.1:9/v1"),
+            provider=make_provider(user, "http://provider.invalid/v1"),
             compile_config={**COMPILE_CONFIG, "optimizer": omega}, fit_config=FIT,
         )  # fmt: skip
     assert list(refused.value.message_dict) == ["compile_config.optimizer.params.language_model"]

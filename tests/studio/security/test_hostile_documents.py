@@ -29,7 +29,7 @@ from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provi
 
 pytestmark = pytest.mark.django_db
 
-DEAD_PROVIDER = "http://127.0.0.1:9/v1"  # never reached: a refusal comes first
+DEAD_PROVIDER = "http://provider.invalid/v1"  # never reached (.invalid never resolves)
 FIT = {"epochs": 1, "batch_size": 8, "evaluations": 1, "seed": 0}
 
 

@@ -5,6 +5,7 @@ import { FormField } from '@/lib/components/FormField';
 import {
   emptyProviderForm,
   providerFormOf,
+  serverErrors,
   validateProviderForm,
   type ProviderBody,
   type ProviderFormErrors,
@@ -69,6 +70,9 @@ export function ProviderForm({
     onSubmit(checked.body);
   };
   const title = provider ? `Edit ${provider.name}` : 'New provider';
+  // The last save's refusal, beside the fields it names (the form's own checks first).
+  const server = serverErrors(error);
+  const shown = (field: keyof ProviderFormValues) => errors[field] ?? server.fields[field];
 
   const fields = (
     <>
@@ -101,7 +105,7 @@ export function ProviderForm({
           )}
         </FormField>
       )}
-      <FormField label="Name" error={errors.name} alert>
+      <FormField label="Name" error={shown('name')} alert>
         {(control) => (
           <input
             {...control}
@@ -129,7 +133,7 @@ export function ProviderForm({
           )}
         </FormField>
       )}
-      <FormField label="Model (litellm)" error={errors.model} alert>
+      <FormField label="Model (litellm)" error={shown('model')} alert>
         {(control) => (
           <input
             {...control}
@@ -140,17 +144,21 @@ export function ProviderForm({
           />
         )}
       </FormField>
-      <FormField label="API base URL" error={errors.apiBase} alert>
+      <FormField label="API base URL" error={shown('apiBase')} alert>
         {(control) => (
           <input
             {...control}
             className="input mono"
-            placeholder="http://127.0.0.1:8080/v1"
+            placeholder="https://api.example.com/v1"
             value={values.apiBase}
             onChange={(e) => set({ apiBase: e.target.value })}
           />
         )}
       </FormField>
+      <p className="note" style={{ margin: '0 0 8px' }}>
+        The studio calls public addresses only. A server on this machine or your network (Ollama,
+        vLLM) works once the administrator allows it in STUDIO_ALLOWED_OUTGOING.
+      </p>
       <FormField label="API key">
         {(control) => (
           <>
@@ -177,7 +185,7 @@ export function ProviderForm({
           </>
         )}
       </FormField>
-      <FormField label="Params (JSON)" error={errors.params} alert>
+      <FormField label="Params (JSON)" error={shown('params')} alert>
         {(control) => (
           <textarea
             {...control}
@@ -188,9 +196,9 @@ export function ProviderForm({
           />
         )}
       </FormField>
-      {error && (
+      {server.rest.length > 0 && (
         <div className="alert" role="alert">
-          {error.message}
+          {server.rest.join(' ')}
         </div>
       )}
     </>

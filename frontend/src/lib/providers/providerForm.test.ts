@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '@/lib/api/errors';
 import {
   emptyProviderForm,
   providerFormOf,
+  serverErrors,
   validateProviderForm,
   type ProviderFormValues,
 } from './providerForm';
@@ -76,5 +78,34 @@ describe('providerFormOf', () => {
     });
     expect(values).toMatchObject({ name: 'hosted', kind: 'embedding', apiKey: '' });
     expect(JSON.parse(values.params)).toEqual({ dimensions: 256 });
+  });
+});
+
+describe('serverErrors', () => {
+  it('puts a refused address under the API base field, with what to allow', () => {
+    const refusal =
+      'refused by the outgoing-request policy: 127.0.0.1:9 is a loopback address; an ' +
+      'administrator would have to allow it: add 127.0.0.1:9 to STUDIO_ALLOWED_OUTGOING';
+    const error = new ApiError(400, { api_base: [refusal] });
+    expect(serverErrors(error)).toEqual({ fields: { apiBase: refusal }, rest: [] });
+  });
+
+  it('names a refused param under the params field; the rest stays for the alert', () => {
+    const error = new ApiError(400, {
+      'params.cache_dir': ['not a setting of openai providers'],
+      detail: 'and something else',
+    });
+    expect(serverErrors(error)).toEqual({
+      fields: { params: 'params.cache_dir: not a setting of openai providers' },
+      rest: ['and something else'],
+    });
+  });
+
+  it('keeps a network failure as it is', () => {
+    expect(serverErrors(new Error('Failed to fetch'))).toEqual({
+      fields: {},
+      rest: ['Failed to fetch'],
+    });
+    expect(serverErrors(null)).toEqual({ fields: {}, rest: [] });
   });
 });

@@ -1,4 +1,5 @@
 /** The provider form: what the user types, its checks, and the request body built from it. */
+import { ApiError } from '@/lib/api/errors';
 import type { Provider } from '@/lib/api/types';
 
 export type ProviderKind = 'language' | 'embedding';
@@ -90,4 +91,41 @@ export function validateProviderForm(
   if (values.clearKey) body.api_key = '';
   else if (values.apiKey) body.api_key = values.apiKey;
   return { ok: true, body };
+}
+
+/** The form field (one that shows an error) each request-body field's server error belongs to. */
+const SERVER_FIELDS: Record<string, keyof ProviderFormValues> = {
+  name: 'name',
+  model: 'model',
+  api_base: 'apiBase',
+  params: 'params',
+};
+
+/**
+ * The server's refusal of a save, placed beside the fields it names: an address the
+ * outgoing-request policy refuses goes under "API base URL" with what the administrator
+ * would have to allow; a refused param (`params.cache_dir`) under "Params", naming it.
+ * What names no field stays in `rest`, for the form's alert.
+ */
+export function serverErrors(error: Error | null): {
+  fields: ProviderFormErrors;
+  rest: string[];
+} {
+  if (!error) return { fields: {}, rest: [] };
+  if (!(error instanceof ApiError)) return { fields: {}, rest: [error.message] };
+  const fields: ProviderFormErrors = {};
+  const rest: string[] = [];
+  for (const problem of error.problems) {
+    const head = problem.path.split('.')[0] ?? '';
+    const field = SERVER_FIELDS[head];
+    if (!field) {
+      rest.push(problem.path ? `${problem.path}: ${problem.message}` : problem.message);
+      continue;
+    }
+    const detail = problem.path.includes('.')
+      ? `${problem.path}: ${problem.message}`
+      : problem.message;
+    fields[field] = fields[field] ? `${fields[field]} ${detail}` : detail;
+  }
+  return { fields, rest };
 }
