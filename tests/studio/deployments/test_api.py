@@ -176,7 +176,9 @@ def test_another_users_deployment_is_not_found(api, other_api, user, other_user)
 def test_inputs_are_checked_against_the_programs_input_model_field_by_field(
     api, user, body, expected
 ):
-    provider = make_provider(user, "http://provider.invalid/v1")  # never called: the input is refused
+    provider = make_provider(
+        user, "http://provider.invalid/v1"
+    )  # never called: the input is refused
     api.post(
         "/api/deployments/", {"name": "cap", "run": make_run(user, provider).pk}, format="json"
     )

@@ -80,8 +80,9 @@ def respond(request: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.litellm
-def test_trying_a_branch_shows_the_route(api, user) -> None:
+def test_trying_a_branch_shows_the_route(api, user, allow_outgoing) -> None:
     with ScriptedServer(respond) as server:
+        allow_outgoing(server)
         Provider.objects.create(
             owner=user, name="scripted", model="openai/scripted", api_base=server.base_url,
             is_default=True, params={"max_retries": 1, "backoff_base": 0.01},

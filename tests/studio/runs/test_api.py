@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db
 FIT = {"epochs": 2, "batch_size": 8, "evaluations": 1, "seed": 0}
 
 
-def body(user: Any, base_url: str = "http://provider.invalid/v1", **overrides: Any) -> dict[str, Any]:
+def body(
+    user: Any, base_url: str = "http://provider.invalid/v1", **overrides: Any
+) -> dict[str, Any]:
     return {
         "name": "first",
         "program_version": make_version(user).pk,

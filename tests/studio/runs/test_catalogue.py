@@ -213,7 +213,9 @@ def test_a_run_with_registered_classes_is_checked_against_their_declarations(
     api: APIClient, user: Any, section: str, params: dict[str, Any], words: str
 ) -> None:
     config = {**CUSTOM, section: {"name": CUSTOM[section]["name"], "params": params}}
-    response = api.post("/api/runs/", _body(user, "http://provider.invalid/v1", config), format="json")
+    response = api.post(
+        "/api/runs/", _body(user, "http://provider.invalid/v1", config), format="json"
+    )
     assert response.status_code == 400
     errors = response.json()
     assert list(errors) == [f"compile_config.{section}.params"], errors
