@@ -302,6 +302,10 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
 
     _kind = "language model"
 
+    compact_prompts: bool = False
+    """Whether the prompts the engine writes for this model (OMEGA's mutations) should be
+    the compact ones a small model can follow (`LocalLanguageModel` sets it)."""
+
     def __init__(
         self,
         model: str,

@@ -75,6 +75,9 @@ class LocalLanguageModel(LanguageModel):
             schema written into the last user message).
         free_text_length: characters of a string without ``maxLength``, and tokens of
             a free-text answer (default `FREE_TEXT_LENGTH`).
+        compact_prompts: whether the engine's own prompts to this model (OMEGA's
+            mutations) are the compact ones (default True: SmolLM2-135M cannot follow
+            the full ones; False for a larger model served locally).
         server: the `LocalModelServer` to keep running (not part of the config).
         **kwargs: `LanguageModel` arguments (``api_base``, ``temperature``,
             ``max_tokens``...). ``max_concurrency`` defaults to the server's
@@ -95,6 +98,7 @@ class LocalLanguageModel(LanguageModel):
         structured_output: StructuredOutput = "json_object",
         schema_in_response_format: bool = True,
         free_text_length: int = FREE_TEXT_LENGTH,
+        compact_prompts: bool = True,
         server: SupervisedServer | None = None,
         **kwargs: Any,
     ) -> None:
@@ -104,6 +108,8 @@ class LocalLanguageModel(LanguageModel):
             or free_text_length < 1
         ):
             raise ValueError(f"`free_text_length` must be an int >= 1, got {free_text_length!r}")
+        if not isinstance(compact_prompts, bool):
+            raise ValueError(f"`compact_prompts` must be a bool, got {compact_prompts!r}")
         if not isinstance(schema_in_response_format, bool):
             raise ValueError(
                 f"`schema_in_response_format` must be a bool, got {schema_in_response_format!r}"
@@ -113,6 +119,7 @@ class LocalLanguageModel(LanguageModel):
         super().__init__(model, structured_output=structured_output, **kwargs)
         self.schema_in_response_format = schema_in_response_format
         self.free_text_length = free_text_length
+        self.compact_prompts = compact_prompts
 
     def _default_concurrency(self) -> int:
         """The server's parallel slots (1 without a server: one request at a time)."""
@@ -191,6 +198,7 @@ class LocalLanguageModel(LanguageModel):
             **super().get_config(),
             "schema_in_response_format": self.schema_in_response_format,
             "free_text_length": self.free_text_length,
+            "compact_prompts": self.compact_prompts,
         }
 
     @classmethod

@@ -17,14 +17,21 @@ from optimizer_core.datamodels import DataModel, JsonDict
 from optimizer_core.exceptions import LanguageModelError, SerializationError
 from optimizer_core.language_models import EmbeddingModel, LanguageModel
 from optimizer_core.modules.chain_of_thought import ChainOfThought
+from optimizer_core.modules.generator import Generator
 from optimizer_core.modules.module import TRACE
 from optimizer_core.optimizers import dns
 from optimizer_core.optimizers.context import SILENT, TrainingContext
 from optimizer_core.optimizers.omega_prompts import (
+    COMPACT_MIN_TEXT_CAP,
+    MIN_TEXT_CAP,
     CrossoverInputs,
     MutationInputs,
     capped_answer,
+    compact_crossover_instructions,
+    compact_inputs,
+    compact_mutation_instructions,
     crossover_instructions,
+    mistakes,
     mutation_instructions,
     shown_predictions,
     submodel,
@@ -44,6 +51,7 @@ DistanceFunction = Callable[..., Awaitable[float]]
 
 ALGORITHMS = ("dns", "ga")
 SELECTIONS = ("softmax", "best", "random")
+PROMPTS = ("auto", "full", "compact")
 
 
 class OMEGA(RandomFewShot):
@@ -118,6 +126,11 @@ class OMEGA(RandomFewShot):
         population_size: candidates kept per variable (default 10, >= 2).
         algorithm: ``"dns"`` (default) or ``"ga"`` (no novelty competition).
         selection: parent selection, ``"softmax"`` (default), ``"best"`` or ``"random"``.
+        prompts: ``"full"`` (the prompt above, answered by a ChainOfThought),
+            ``"compact"`` (a short prompt showing the worst predictions as mistakes with
+            their expected answers, answered without thinking: what a 135M model can
+            follow, see `omega_prompts`) or ``"auto"`` (default: compact when the
+            language model's ``compact_prompts`` says so, as the bundled model's does).
         instructions: task-specific guidance for the mutation and crossover programs.
         seed: random seed (default None).
         name: a name for logs.
@@ -176,6 +189,13 @@ class OMEGA(RandomFewShot):
         ),
         Param("selection", "how parents are chosen from the population", choices=SELECTIONS),
         Param(
+            "prompts",
+            "full: the GEPA-style prompt with thinking; compact: a short one a small model "
+            "can follow; auto: compact for a model that asks for it (the bundled one)",
+            label="Mutation prompts",
+            choices=PROMPTS,
+        ),
+        Param(
             "instructions",
             "task-specific guidance for the mutation and crossover programs",
             label="Optimizer instructions",
@@ -201,6 +221,7 @@ class OMEGA(RandomFewShot):
         population_size: int = 10,
         algorithm: str = "dns",
         selection: str = "softmax",
+        prompts: str = "auto",
         instructions: str | None = None,
         seed: int | None = None,
         name: str | None = None,
@@ -253,12 +274,13 @@ class OMEGA(RandomFewShot):
         self.merging_rate = float(merging_rate)
         self.algorithm = algorithm
         self.selection = selection
+        self.prompts = prompts
         self.instructions = instructions
         self.selections: dict[str, int] = {}
         self.operations: dict[str, int] = {"mutation": 0, "crossover": 0, "failed": 0}
         self.last_competition: dict[str, list[JsonDict]] = {}
         self._embeddings: dict[str, list[float]] = {}
-        self._programs: dict[str, ChainOfThought] = {}
+        self._programs: dict[str, Generator] = {}
 
     # Selection ------------------------------------------------------------------------------
 
@@ -379,22 +401,31 @@ class OMEGA(RandomFewShot):
         description: str,
     ) -> JsonDict | None:
         program = self._program_for(operation, full_model, written, parents)
-        best, worst = shown_predictions(variable)
-        fields: JsonDict = {
-            "program_description": description,
-            "variable_name": variable.name,
-            "guidance": self.instructions or "",
-            "current_variable": {k: parents[0]["value"].get(k) for k in written},
-            "best_predictions": best,
-            "worst_predictions": worst,
-        }
-        inputs: DataModel
-        if operation == "crossover":
-            inputs = CrossoverInputs(
-                **fields, other_variable={k: parents[1]["value"].get(k) for k in written}
+        current = {k: parents[0]["value"].get(k) for k in written}
+        other = {k: parents[-1]["value"].get(k) for k in written}
+        inputs: DataModel | JsonDict
+        if self.compact_prompts:
+            inputs = compact_inputs(
+                current,
+                mistakes(variable),
+                task=description,
+                guidance=self.instructions or "",
+                other=other if operation == "crossover" else None,
             )
         else:
-            inputs = MutationInputs(**fields)
+            best, worst = shown_predictions(variable)
+            fields: JsonDict = {
+                "program_description": description,
+                "variable_name": variable.name,
+                "guidance": self.instructions or "",
+                "current_variable": current,
+                "best_predictions": best,
+                "worst_predictions": worst,
+            }
+            if operation == "crossover":
+                inputs = CrossoverInputs(**fields, other_variable=other)
+            else:
+                inputs = MutationInputs(**fields)
         # The optimizer's own calls must not land in a training trace.
         token = TRACE.set(None)
         try:
@@ -425,30 +456,47 @@ class OMEGA(RandomFewShot):
         full_model: type[DataModel],
         written: list[str],
         parents: Sequence[JsonDict] = (),
-    ) -> ChainOfThought:
+    ) -> Generator:
         """The mutation or crossover module for a variable schema and length cap, built once.
 
-        A ChainOfThought called on `MutationInputs` / `CrossoverInputs` directly:
-        a Program around one module would make the same call. Its answer's text
-        fields are capped (`capped_answer`, `text_cap`).
+        A ChainOfThought called on `MutationInputs` / `CrossoverInputs` directly
+        (a Program around one module would make the same call); with compact prompts
+        a Generator without thinking on `compact_inputs`. Its answer's text fields are capped
+        (`capped_answer`, `text_cap`).
         """
+        compact = self.compact_prompts
         whole = written == list(full_model.model_fields)
+        cap = text_cap(parents, COMPACT_MIN_TEXT_CAP if compact else MIN_TEXT_CAP)
         output_model = capped_answer(
-            full_model if whole else submodel(full_model, written), text_cap(parents)
+            full_model if whole else submodel(full_model, written), cap, thinking=not compact
         )
         key = operation + json.dumps(output_model.model_json_schema(), sort_keys=True)
         if key in self._programs:
             return self._programs[key]
         crossover = operation == "crossover"
-        program = ChainOfThought(
+        if compact:
+            instructions = (
+                compact_crossover_instructions if crossover else compact_mutation_instructions
+            )(written)
+        else:
+            instructions = (crossover_instructions if crossover else mutation_instructions)(written)
+        # The full prompts' answer already leads with its (capped) thinking field.
+        program = (Generator if compact else ChainOfThought)(
             data_model=output_model,
             language_model=self.language_model,
-            instructions=(crossover_instructions if crossover else mutation_instructions)(written),
+            instructions=instructions,
             temperature=self.crossover_temperature if crossover else self.mutation_temperature,
             name=f"omega_{operation}_{len(self._programs)}",
         )
         self._programs[key] = program
         return program
+
+    @property
+    def compact_prompts(self) -> bool:
+        """Whether mutations and crossovers use the compact prompts (see `prompts`)."""
+        if self.prompts == "auto":
+            return bool(getattr(self.language_model, "compact_prompts", False))
+        return self.prompts == "compact"
 
     # Competition ----------------------------------------------------------------------------
 
@@ -588,6 +636,7 @@ class OMEGA(RandomFewShot):
             "merging_rate": self.merging_rate,
             "algorithm": self.algorithm,
             "selection": self.selection,
+            "prompts": self.prompts,
             "instructions": self.instructions,
         }
 

@@ -12,6 +12,19 @@ ChainOfThought whose instructions are `mutation_instructions` or
 field capped (`capped_answer`, `text_cap`). The predictions shown are the best
 and the worst recent ones (`shown_predictions`).
 
+A small model (the bundled SmolLM2-135M: ``LanguageModel.compact_prompts``) cannot
+follow that prompt: with its 670 tokens, it answered "127.0.0.1" or "The best way to
+improve your skills is to learn a new language.", wrote its thinking until the cap, and
+a third of its calls ran past the 180 s timeout on 2 loaded cores. It gets the compact
+form instead (`compact_inputs`, about 260 tokens): a two-sentence instruction, the
+variable's fields under their own names (nested under ``current`` the model copied
+them unchanged, 11 times out of 12), and the worst predictions as mistakes with the
+expected answer, answered without a thinking field by a Generator, each text field
+capped at `COMPACT_MIN_TEXT_CAP` or twice the parents' longest. Of 12 mutations of the
+demo task's instructions, 7 parsed and differed from the parent with the full prompt,
+12 with the compact one (bench/omega_local). The 135M model mostly extends the text
+it is given; OMEGA's scoring keeps the rare rewrite that helps.
+
 References:
     - Agrawal et al., "GEPA: Reflective Prompt Evolution Can Outperform
       Reinforcement Learning" (2025), https://arxiv.org/abs/2507.19457
@@ -36,6 +49,9 @@ NB_SHOWN_PREDICTIONS = 3
 """How many best and how many worst predictions the language model sees."""
 MIN_TEXT_CAP = 500
 """The smallest cap on a rewritten text field, in characters (see `capped_answer`)."""
+COMPACT_MIN_TEXT_CAP = 300
+"""The smallest cap on a text field a compact-prompt rewrite writes (see `text_cap`): a
+small model pads a rewrite with repetitions up to whatever it is allowed."""
 
 # Keys the base optimizer writes into a variable's JSON that are not listed as bookkeeping.
 _ENGINE_KEYS = frozenset({"current_candidate"})
@@ -114,6 +130,55 @@ def crossover_instructions(keys: Sequence[str]) -> str:
     )
 
 
+_COMPACT_KEYS = frozenset({"task", "current", "mistakes", "guidance", "other"})
+
+
+def compact_inputs(
+    current: JsonDict,
+    mistakes: list[JsonDict],
+    *,
+    task: str,
+    guidance: str = "",
+    other: JsonDict | None = None,
+) -> JsonDict:
+    """What a small model's mutation (or, with ``other``, crossover) program is shown.
+
+    ``{"task", <the variable's fields>, "mistakes", "guidance"?, "other"?}``: the
+    fields sit at the top, under their own names, as the answer will have them (under
+    a ``current`` key when a name is one of these keys); ``guidance`` only when given.
+    """
+    shown: JsonDict = {"task": task}
+    if _COMPACT_KEYS.isdisjoint(current):
+        shown.update(current)
+    else:
+        shown["current"] = current
+    shown["mistakes"] = mistakes
+    if guidance:
+        shown["guidance"] = guidance
+    if other is not None:
+        shown["other"] = other
+    return shown
+
+
+def compact_mutation_instructions(keys: Sequence[str]) -> str:
+    """The system prompt of a small model's mutation program: what it can follow."""
+    named = ", ".join(f"`{key}`" for key in keys)
+    return (
+        f"Rewrite {named} so that the assistant that reads it gives the `expected` answers "
+        "of the `mistakes`. Keep it short and general; follow `guidance` when it is given."
+    )
+
+
+def compact_crossover_instructions(keys: Sequence[str]) -> str:
+    """The system prompt of a small model's crossover program."""
+    named = ", ".join(f"`{key}`" for key in keys)
+    return (
+        f"Merge {named} with the version in `other` into one short text that makes the "
+        "assistant give the `expected` answers of the `mistakes`; follow `guidance` when it "
+        "is given."
+    )
+
+
 # What the language model is shown, and the schema of its answer ---------------------------
 
 
@@ -139,6 +204,15 @@ def shown_predictions(variable: Variable) -> tuple[list[JsonDict], list[JsonDict
     return [shown(i) for i in best], [shown(i) for i in worst]
 
 
+def mistakes(variable: Variable) -> list[JsonDict]:
+    """The worst recent predictions as a compact prompt shows them: inputs, answer, expected."""
+    _, worst = shown_predictions(variable)
+    return [
+        {"inputs": p["inputs"], "answer": p["outputs"], "expected": p["ground_truth"]}
+        for p in worst
+    ]
+
+
 def variable_model(variable: Variable) -> type[DataModel]:
     """The DataModel of a variable's trainable fields: its own, or one inferred from its value."""
     if variable.data_model is not None:
@@ -155,7 +229,7 @@ def variable_model(variable: Variable) -> type[DataModel]:
     return model
 
 
-def capped_answer(model: type[DataModel], cap: int) -> type[DataModel]:
+def capped_answer(model: type[DataModel], cap: int, *, thinking: bool = True) -> type[DataModel]:
     """`model` with a leading ``thinking`` field, every plain text field at most `cap` characters.
 
     The answer of a mutation or crossover: the prompt asks for a rewrite "about as
@@ -163,10 +237,14 @@ def capped_answer(model: type[DataModel], cap: int) -> type[DataModel]:
     its thinking until the context is full, minutes per call on a small machine. A
     grammar-constrained local model cannot exceed the cap; another provider's longer
     answer fails validation and the proposal is skipped, as any invalid answer is.
+    ``thinking=False`` leaves the thinking out (the compact prompts').
     """
-    fields: dict[str, Any] = {
-        "thinking": (str, pydantic.Field(description="Your step by step thinking", max_length=cap))
-    }
+    fields: dict[str, Any] = {}
+    if thinking:
+        fields["thinking"] = (
+            str,
+            pydantic.Field(description="Your step by step thinking", max_length=cap),
+        )
     for key, info in model.model_fields.items():
         if key == "thinking":
             continue
@@ -210,19 +288,20 @@ def _infer_type(value: Any) -> Any:
     return Any
 
 
-def text_cap(parents: Sequence[JsonDict]) -> int:
+def text_cap(parents: Sequence[JsonDict], minimum: int = MIN_TEXT_CAP) -> int:
     """The longest text a rewrite may write in a field: twice the parents' longest, at
-    least `MIN_TEXT_CAP`, rounded up to a multiple of it (so few distinct programs)."""
+    least `minimum`, rounded up to a multiple of it (so few distinct programs)."""
     longest = 0
     for parent in parents:
         for value in (parent.get("value") or {}).values():
             if isinstance(value, str):
                 longest = max(longest, len(value))
-    cap = max(MIN_TEXT_CAP, 2 * longest)
-    return -(-cap // MIN_TEXT_CAP) * MIN_TEXT_CAP
+    cap = max(minimum, 2 * longest)
+    return -(-cap // minimum) * minimum
 
 
 __all__ = [
+    "COMPACT_MIN_TEXT_CAP",
     "MIN_TEXT_CAP",
     "NB_SHOWN_PREDICTIONS",
     "RECENT_PREDICTIONS",
@@ -230,7 +309,11 @@ __all__ = [
     "MutationInputs",
     "ScoredPrediction",
     "capped_answer",
+    "compact_crossover_instructions",
+    "compact_inputs",
+    "compact_mutation_instructions",
     "crossover_instructions",
+    "mistakes",
     "mutation_instructions",
     "shown_predictions",
     "submodel",

@@ -132,6 +132,7 @@ def sync_distance(c1: Any, c2: Any, embedding_model: Any = None) -> float:
         ({"population_size": 1}, "population_size"),
         ({"algorithm": "nsga"}, "algorithm"),
         ({"selection": "tournament"}, "selection"),
+        ({"prompts": "tiny"}, "prompts"),
         ({"merging_rate": 1.5}, "merging_rate"),
         ({"merging_rate": -0.1}, "merging_rate"),
         ({"k_nearest_fitter": 0}, "k_nearest_fitter"),
@@ -158,7 +159,7 @@ def test_guide_defaults() -> None:
         "nb_min_examples": 1, "nb_max_examples": 3, "sampling_temperature": 0.3,
         "k_nearest_fitter": 5, "distance_function": None, "mutation_temperature": 0.3,
         "crossover_temperature": 0.3, "selection_temperature": 0.3, "merging_rate": 0.02,
-        "algorithm": "dns", "selection": "softmax", "instructions": None,
+        "algorithm": "dns", "selection": "softmax", "prompts": "auto", "instructions": None,
     }  # fmt: skip
 
 
@@ -788,3 +789,93 @@ async def test_omega_fixes_instructions_that_random_few_shot_cannot() -> None:
     assert "UPPERCASE" in capital.get("instructions")
     assert mutations and all(r["temperature"] == 0.4 for r in mutations)
     assert embeddings >= 1, "DNS embedded the candidates through the server"
+
+
+# Compact prompts (a small model) ------------------------------------------------------------
+
+
+class SmallFake(synalinks.FakeLanguageModel):
+    """A fake that asks for compact prompts, as the bundled model does."""
+
+    compact_prompts = True
+
+
+async def test_a_small_model_gets_the_compact_mutation_prompt_without_thinking() -> None:
+    predictions = [
+        {"inputs": {"q": str(i)}, "outputs": {"a": str(i)}, "reward": r}
+        for i, r in enumerate([0.0, 1.0, 0.5, 0.25])
+    ]
+    predictions[0]["ground_truth"] = {"a": "zero"}
+    variable = generator_variable(predictions)
+    lm = SmallFake(responses=[{"instructions": "Answer with the name."}])
+    optimizer = omega(language_model=lm, instructions="Be brief")
+    assert optimizer.prompts == "auto" and optimizer.compact_prompts
+    context = TrainingContext(description="Answer trivia questions")
+    await optimizer.build([variable], context)
+    await optimizer.train_step(0, [variable], batch_reward=0.2, evaluate=zero, context=context)
+
+    (call,) = lm.calls
+    shown = user_json(call)
+    assert shown == {
+        "task": "Answer trivia questions",
+        "instructions": "Answer.",
+        "mistakes": [
+            {"inputs": {"q": "0"}, "answer": {"a": "0"}, "expected": {"a": "zero"}},
+            {"inputs": {"q": "3"}, "answer": {"a": "3"}, "expected": None},
+        ],
+        "guidance": "Be brief",
+    }
+    # Two sentences, not the full prompt; no thinking; a short cap on the rewrite.
+    assert len(system_text(call)) < 300 and "`mistakes`" in system_text(call)
+    assert list(call.schema["properties"]) == ["instructions"]
+    assert call.schema["properties"]["instructions"]["maxLength"] == 300
+    population = variable.get("best_candidates")
+    assert population[-1]["value"]["instructions"] == "Answer with the name."
+
+
+async def test_the_prompts_setting_overrides_what_the_model_asks_for() -> None:
+    variable = generator_variable()
+    small = SmallFake(responses=[{"thinking": "t", "instructions": "Full."}])
+    optimizer = omega(language_model=small, prompts="full")
+    await optimizer.build([variable], TrainingContext())
+    await optimizer.train_step(0, [variable], batch_reward=0.0, evaluate=zero)
+    assert list(small.calls[0].schema["properties"]) == ["thinking", "instructions"]
+    assert "program_description" in user_json(small.calls[0])
+
+    plain = synalinks.FakeLanguageModel(responses=[{"instructions": "Compact."}])
+    optimizer = omega(language_model=plain, prompts="compact")
+    other = generator_variable()
+    await optimizer.build([other], TrainingContext())
+    await optimizer.train_step(0, [other], batch_reward=0.0, evaluate=zero)
+    assert list(plain.calls[0].schema["properties"]) == ["instructions"]
+    assert optimizer.get_config()["prompts"] == "compact"
+
+
+async def test_a_compact_crossover_shows_both_parents() -> None:
+    variable = plan_variable()
+    lm = SmallFake(responder=lambda m, s: {"plan": "merged", "steps": ["a", "b"]})
+    optimizer = omega(language_model=lm, merging_rate=1.0, seed=1)
+    optimizer.epochs = 1
+    populate(optimizer, variable, [(0.9, {"plan": "A", "steps": ["a"]}),
+                                   (0.8, {"plan": "B", "steps": ["b"]})])  # fmt: skip
+    await optimizer.train_step(5, [variable], batch_reward=0.0, evaluate=zero)
+    assert variable.get("best_candidates")[-1]["operation"] == "crossover"
+    shown = user_json(lm.calls[0])
+    assert {shown["plan"], shown["other"]["plan"]} == {"A", "B"}
+    assert "Merge" in system_text(lm.calls[0])
+
+
+def test_the_bundled_model_asks_for_compact_prompts() -> None:
+    from optimizer_core.local_models import LocalLanguageModel
+
+    assert LocalLanguageModel("openai/smollm2").compact_prompts
+    assert not LocalLanguageModel("openai/big", compact_prompts=False).compact_prompts
+    assert not synalinks.LanguageModel("openai/gpt-4o-mini").compact_prompts
+
+
+def test_a_variable_field_named_like_a_compact_key_is_nested() -> None:
+    from optimizer_core.optimizers.omega_prompts import compact_inputs
+
+    assert compact_inputs({"task": "x"}, [], task="t") == {
+        "task": "t", "current": {"task": "x"}, "mistakes": []
+    }  # fmt: skip
