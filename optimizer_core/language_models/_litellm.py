@@ -27,6 +27,7 @@ from optimizer_core.exceptions import (
     ServerError,
 )
 from optimizer_core.language_models.redaction import REDACTED, redact_secrets
+from optimizer_core.language_models.upstream_errors import describe
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +78,9 @@ async def import_litellm_async() -> Any:
     return await asyncio.to_thread(import_litellm)
 
 
-def default_api_key(model: str, api_base: str | None, api_key: str | None) -> str | None:
+def default_api_key(
+    model: str, api_base: str | None, api_key: str | None, *, environment: bool = True
+) -> str | None:
     """The key to send: the given one, or a placeholder for a keyless local OpenAI server.
 
     litellm refuses an ``openai/`` request without a key even when the base URL
@@ -85,9 +88,15 @@ def default_api_key(model: str, api_base: str | None, api_key: str | None) -> st
     model is ``openai/...``, a custom base URL is set (argument or the
     ``OPENAI_BASE_URL`` / ``OPENAI_API_BASE`` environment variables) and no
     OpenAI key is configured anywhere, a placeholder is sent instead.
+
+    With ``environment=False`` a call without a key never takes one from the
+    environment or litellm's globals: litellm falls back to them whenever the key it
+    is given is empty, so the placeholder is sent for every provider instead.
     """
     if api_key:
         return api_key
+    if not environment:
+        return PLACEHOLDER_API_KEY
     if not model.startswith("openai/"):
         return None
     custom_base = api_base or os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_BASE")
@@ -166,6 +175,9 @@ def map_error(
 ) -> LanguageModelError:
     """Turn a litellm (or transport) exception into an `optimizer_core.exceptions` one.
 
+    The message is `upstream_errors.describe`'s: the status, the error's class, the
+    provider's error type and a bounded message from a JSON error; never the body.
+
     Args:
         error: what litellm raised.
         model: the model name, for the message.
@@ -175,9 +187,10 @@ def map_error(
             `ResponseFormatRejected`.
     """
     litellm = import_litellm()
-    message = redact(f"{type(error).__name__}: {error}", api_key)
     status = getattr(error, "status_code", None)
     status = status if isinstance(status, int) else None
+    # Never litellm's text: it quotes the upstream body (see upstream_errors).
+    message = redact(describe(error, status=status), api_key)
 
     if isinstance(error, litellm.Timeout | TimeoutError) or status == 408:
         return LanguageModelTimeout(message, model=model)
