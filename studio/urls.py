@@ -4,9 +4,12 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from studio.accounts.admin_login import admin_login
 from studio.views import spa_index
 
 urlpatterns = [
+    # The admin's sign-in, throttled like the API's (studio.accounts.admin_login).
+    path("admin/login/", admin_login, name="admin-login"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -193,6 +193,10 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
             go (None: the process default, `request_policy.set_default_policy`, which is
             none unless a program installed one). A refused destination fails the call
             with `RequestRefused`, never retried. Not part of the config.
+        environment_keys: whether a call without ``api_key`` may take the provider's key
+            from the environment (``OPENAI_API_KEY``...), as litellm does (default True).
+            False sends a placeholder instead: a server that calls addresses its users
+            chose must never send them its own keys. Not part of the config.
         last_error: the error the latest failed call raised (None before any), for a
             caller that only sees a failed sample and wants the model's reason.
     """
@@ -261,6 +265,7 @@ class ModelBase(Generic[AskT, RequestT, ResponseT, ResultT]):
         self.usage = Usage()
         self.budget: Budget | None = None
         self.request_policy: RequestPolicy | None = None
+        self.environment_keys = True
         self.last_error: LanguageModelError | None = None
         self._limit = ConcurrencyLimit(self.max_concurrency, usage=self.usage)
 

@@ -244,7 +244,9 @@ class EmbeddingModel(ModelBase[list[str], list[str], EmbeddingResponse, list[tup
         `FakeEmbeddingModel`).
         """
         litellm = _litellm.import_litellm()
-        api_key = _litellm.default_api_key(self.model, self.api_base, self.api_key)
+        api_key = _litellm.default_api_key(
+            self.model, self.api_base, self.api_key, environment=self.environment_keys
+        )
         kwargs: dict[str, Any] = {
             "model": self.model,
             "input": texts,

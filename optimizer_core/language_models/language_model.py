@@ -703,7 +703,9 @@ class LanguageModel(ModelBase[_Ask, ChatRequest, ChatResponse, Any]):
         `FakeLanguageModel`); everything else stays the same.
         """
         litellm = _litellm.import_litellm()
-        api_key = _litellm.default_api_key(self.model, self.api_base, self.api_key)
+        api_key = _litellm.default_api_key(
+            self.model, self.api_base, self.api_key, environment=self.environment_keys
+        )
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": request.messages,

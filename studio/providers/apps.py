@@ -9,7 +9,7 @@ class ProvidersConfig(AppConfig):
     def ready(self) -> None:
         from django.conf import settings
 
-        from studio.providers import outgoing
+        from studio.providers import keys, outgoing
         from studio.providers.redaction import install_in_celery
 
         # Django is set up in a worker before Celery replaces the log handlers.
@@ -18,3 +18,5 @@ class ProvidersConfig(AppConfig):
         # STUDIO_ALLOWED_OUTGOING stops the start, naming it).
         outgoing.check_allowed_outgoing(settings.STUDIO_ALLOWED_OUTGOING)
         outgoing.install()
+        # No provider call may fall back to the server's own keys (keys.py).
+        keys.scrub_environment(keys.parse_grants(settings.STUDIO_GRANTED_KEYS))

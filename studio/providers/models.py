@@ -17,7 +17,16 @@ class Provider(models.Model):
     model = models.CharField(max_length=300, help_text='litellm name, e.g. "openai/gpt-4o-mini"')
     api_base = models.URLField(blank=True, default="")
     encrypted_api_key = models.BinaryField(blank=True, default=b"", editable=False)
-    params = models.JSONField(default=dict, blank=True, help_text="extra constructor arguments")
+    params = models.JSONField(
+        default=dict, blank=True, help_text="settings of the provider's kind (providers.params)"
+    )
+    dropped_params = models.JSONField(
+        default=dict,
+        blank=True,
+        editable=False,
+        help_text="params removed because they are no settings of the provider's kind "
+        "(migration 0003), with their values",
+    )
     is_default = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -4,6 +4,7 @@ and a connection check (one small call)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
@@ -11,11 +12,13 @@ from django.db import transaction
 
 from optimizer_core.exceptions import RequestRefused
 from optimizer_core.language_models import EmbeddingModel, LanguageModel
-from studio.providers import crypto, outgoing, redaction
+from studio.providers import crypto, keys, outgoing, redaction
+from studio.providers import params as provider_params
 from studio.providers.exceptions import OutgoingRefused, ProviderError
 from studio.providers.models import Provider
 
 JsonDict = dict[str, Any]
+logger = logging.getLogger(__name__)
 
 LOCAL_MODEL = "local/smollm2"
 """The bundled offline model (served by optimizer_core.local_models)."""
@@ -72,10 +75,6 @@ CATALOGUE: list[JsonDict] = [
     },
 ]
 
-# Constructor arguments a provider may not set through `params`: they have
-# their own fields, or would bypass the stored (encrypted) key.
-_RESERVED_PARAMS = frozenset({"model", "api_base", "api_key"})
-
 
 def catalogue() -> list[JsonDict]:
     """Known model choices, for the provider form."""
@@ -87,33 +86,31 @@ def _model_class(kind: str) -> type[LanguageModel] | type[EmbeddingModel]:
 
 
 def check_params(*, kind: str, model: str, api_base: str, params: Any) -> JsonDict:
-    """Check that a model can be built from these settings (no network is used).
+    """Check a provider's settings: where it points, and each of its ``params`` (no network
+    is used but the resolution of ``api_base``'s host).
 
     Raises:
-        ProviderError: `params` is not an object, holds a reserved key, or the
-            model's constructor refuses a value.
+        ProviderError: a key that is no setting of the provider's kind (``path`` names
+            it: ``params.cache_dir``), a value out of its range, a provider kind the
+            studio does not offer (``model``), or a refused ``api_base``.
     """
     check_api_base(model=model, api_base=api_base)
-    if params in (None, ""):
-        params = {}
-    if not isinstance(params, dict):
-        raise ProviderError("`params` must be an object of constructor arguments", path="params")
-    for key in params:
-        if key in _RESERVED_PARAMS:
-            raise ProviderError(
-                f"`params.{key}` is not allowed: use the provider's own field",
-                path=f"params.{key}",
-            )
     try:
-        _model_class(kind)(model, api_base=api_base or None, **params)
+        checked = provider_params.check_provider_params(kind=kind, model=model, params=params)
+    except provider_params.ParamRefused as error:
+        raise ProviderError(str(error), path=error.path) from None
+    if model.startswith(LOCAL_PREFIX):
+        return checked
+    try:  # what the constructor itself refuses (a combination of values)
+        _model_class(kind)(model, api_base=api_base or None, **checked)
     except (TypeError, ValueError) as error:
         message = str(error)
-        culprit = next((key for key in params if f"`{key}`" in message), "")
+        culprit = next((key for key in checked if f"`{key}`" in message), "")
         raise ProviderError(
             f"invalid parameters for {model!r}: {message}",
             path=f"params.{culprit}" if culprit else "params",
         ) from None
-    return dict(params)
+    return checked
 
 
 def check_api_base(*, model: str, api_base: str) -> None:
@@ -264,14 +261,37 @@ def build_language_model(provider: Provider, **overrides: Any) -> LanguageModel:
     """
     if provider.kind != Provider.Kind.LANGUAGE:
         raise ProviderError(f"provider {provider.name!r} is not a language model", path="kind")
+    params = usable_params(provider)
     if provider.model.startswith(LOCAL_PREFIX):
-        return local_server(provider).language_model(**{**_local_params(provider), **overrides})
-    return LanguageModel(
+        return local_server(provider).language_model(**{**params, **overrides})
+    model = LanguageModel(
         provider.model,
         api_base=provider.api_base or None,
-        api_key=crypto.decrypt(provider.encrypted_api_key) or None,
-        **{**provider.params, **overrides},
+        api_key=_key(provider),
+        **{**params, **overrides},
     )
+    model.environment_keys = False  # never the server's OPENAI_API_KEY... (keys.py)
+    return model
+
+
+def usable_params(provider: Provider) -> JsonDict:
+    """The provider's stored params that are settings of its kind (the rest is dropped).
+
+    A row stored before the declared settings, or edited in the admin, never hands a
+    path, a binary or a litellm argument to a model.
+    """
+    kept, dropped = provider_params.allowed_params(provider.kind, provider.model, provider.params)
+    if dropped:
+        logger.warning("provider %s: params %s are not settings; left out", provider.pk, dropped)
+    return kept
+
+
+def _key(provider: Provider) -> str | None:
+    """The provider's own key, else one the administrator granted its kind, else None."""
+    own = crypto.decrypt(provider.encrypted_api_key)
+    if own:
+        return own
+    return keys.granted_key(provider_params.kind_of(provider.model), api_base=provider.api_base)
 
 
 def build_embedding_model(provider: Provider, **overrides: Any) -> EmbeddingModel:
@@ -286,26 +306,23 @@ def build_embedding_model(provider: Provider, **overrides: Any) -> EmbeddingMode
     if provider.model.startswith(LOCAL_PREFIX):
         from optimizer_core.local_models import LocalEmbeddingModel
 
-        return LocalEmbeddingModel(**{**provider.params, **overrides})
-    return EmbeddingModel(
+        return LocalEmbeddingModel(**overrides)
+    model = EmbeddingModel(
         provider.model,
         api_base=provider.api_base or None,
-        api_key=crypto.decrypt(provider.encrypted_api_key) or None,
-        **{**provider.params, **overrides},
+        api_key=_key(provider),
+        **{**usable_params(provider), **overrides},
     )
+    model.environment_keys = False
+    return model
 
 
-# The bundled offline models: "local/smollm2" (any alias; ``params.model_path`` picks
-# another GGUF file) is served by a llama.cpp server this process starts or reuses
-# (one per machine and model, see optimizer_core.local_models); "local/..." embedding
-# providers run MiniLM in process.
+# The bundled offline models: "local/smollm2" is served by a llama.cpp server this
+# process starts or reuses (one per machine and model, see optimizer_core.local_models);
+# "local/..." embedding providers run MiniLM in process. The server's own settings (its
+# GGUF file, context, threads) are the studio's, never a user's params.
 LOCAL_PREFIX = "local/"
-_LOCAL_SERVER_KEYS = ("model_path", "n_threads", "n_ctx")
-_local_servers: dict[tuple[Any, ...], Any] = {}
-
-
-def _local_params(provider: Provider) -> dict[str, Any]:
-    return {k: v for k, v in provider.params.items() if k not in _LOCAL_SERVER_KEYS}
+_local_servers: dict[str, Any] = {}
 
 
 def local_server(provider: Provider) -> Any:
@@ -323,11 +340,9 @@ def local_server(provider: Provider) -> Any:
             path="model",
         )
     alias = provider.model.removeprefix(LOCAL_PREFIX) or "smollm2"
-    server_args = {k: provider.params[k] for k in _LOCAL_SERVER_KEYS if k in provider.params}
-    key = (alias, *sorted(server_args.items()))
-    if key not in _local_servers:
-        _local_servers[key] = LocalModelServer(alias=alias, **server_args).start()
-    return _local_servers[key]
+    if alias not in _local_servers:
+        _local_servers[alias] = LocalModelServer(alias=alias).start()
+    return _local_servers[alias]
 
 
 def default_embedding_model(owner: Any) -> EmbeddingModel:

@@ -180,6 +180,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 # machine, the ALLOWED_HOSTS names) stay refused whatever it lists.
 STUDIO_ALLOWED_OUTGOING = env.list("STUDIO_ALLOWED_OUTGOING", default=[])
 STUDIO_PORT = env.int("STUDIO_PORT", default=8000)
+# Provider keys (studio.providers.keys): a provider saved without a key is called without
+# one, never with the server's. At start, provider credentials (*_API_KEY, *_ORGANIZATION,
+# AWS_*...) leave the environment; STUDIO_GRANTED_KEYS ("openai=OPENAI_API_KEY,...") gives
+# a variable's value to the providers of that kind that have no key and no api_base of
+# their own (the provider's official endpoint only).
+STUDIO_GRANTED_KEYS = env.list("STUDIO_GRANTED_KEYS", default=[])
 
 # API keys of providers are encrypted at rest with this key (Fernet, urlsafe base64).
 STUDIO_ENCRYPTION_KEY = env("STUDIO_ENCRYPTION_KEY", default="")

@@ -32,10 +32,11 @@ class ProviderSerializer(serializers.ModelSerializer[Provider]):
             "api_key",
             "has_api_key",
             "params",
+            "dropped_params",
             "is_default",
             "created_at",
         ]
-        read_only_fields = ["id", "has_api_key", "created_at"]
+        read_only_fields = ["id", "has_api_key", "dropped_params", "created_at"]
 
     def get_has_api_key(self, provider: Provider) -> bool:
         return services.has_api_key(provider)

@@ -17,6 +17,7 @@ const LIST = {
       model: 'openai/scripted',
       api_base: 'http://127.0.0.1:8080/v1',
       has_api_key: false,
+      dropped_params: {},
       params: {},
       is_default: true,
       created_at: '2026-01-01T00:00:00Z',
@@ -28,6 +29,7 @@ const LIST = {
       model: 'openai/gpt-4o-mini',
       api_base: '',
       has_api_key: true,
+      dropped_params: {},
       params: {},
       is_default: false,
       created_at: '2026-01-01T00:00:00Z',
@@ -78,6 +80,31 @@ describe('ProvidersPage', () => {
         'POST /api/providers/2/set-default/',
       ),
     );
+  });
+
+  it('says what the administrator would have to allow for a refused address', async () => {
+    const user = userEvent.setup();
+    const refusal =
+      'refused by the outgoing-request policy: 10.0.0.5:8000 is a private-network address; ' +
+      'an administrator would have to allow it: add 10.0.0.5:8000 to STUDIO_ALLOWED_OUTGOING';
+    mockFetch({
+      'GET /api/providers/': [
+        200,
+        { ...LIST, results: [{ ...LIST.results[1], dropped_params: { cache_dir: '/x' } }] },
+      ],
+      'GET /api/providers/catalogue/': [200, CATALOGUE],
+      'POST /api/providers/': [400, { api_base: [refusal] }],
+    });
+    renderPage();
+    const table = await screen.findByRole('table', { name: 'Providers' });
+    expect(await within(table).findByText(/Removed params .*cache_dir/)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'New provider' }));
+    const form = screen.getByRole('form', { name: 'New provider' });
+    await user.type(within(form).getByLabelText('Name'), 'lan');
+    await user.type(within(form).getByLabelText('Model (litellm)'), 'hosted_vllm/x');
+    await user.type(within(form).getByLabelText('API base URL'), 'http://10.0.0.5:8000/v1');
+    await user.click(within(form).getByRole('button', { name: 'Add provider' }));
+    expect(await within(form).findByText(refusal)).toBeInTheDocument();
   });
 
   it('fills the form from the catalogue, refuses bad params, then adds', async () => {

@@ -128,6 +128,12 @@ type RowProps = {
   onDelete: () => void;
 };
 
+/** The params an upgrade removed from a provider (no settings of its kind), by name. */
+function droppedParams(p: Provider): string[] {
+  const dropped = p.dropped_params;
+  return dropped && typeof dropped === 'object' ? Object.keys(dropped).sort() : [];
+}
+
 /** One provider, its actions, and the result of its last connection test. */
 function ProviderRow({
   provider: p,
@@ -145,7 +151,14 @@ function ProviderRow({
           {p.name} {p.is_default && <span className="badge">default</span>}
         </td>
         <td>{p.kind}</td>
-        <td className="mono">{p.model}</td>
+        <td className="mono">
+          {p.model}
+          {droppedParams(p).length > 0 && (
+            <p className="note" style={{ margin: 0 }}>
+              Removed params (not settings of this kind): {droppedParams(p).join(', ')}
+            </p>
+          )}
+        </td>
         <td className="mono">{p.api_base || '—'}</td>
         <td>{p.has_api_key ? 'stored' : '—'}</td>
         <td style={{ whiteSpace: 'nowrap' }}>

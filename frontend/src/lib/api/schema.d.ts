@@ -1569,7 +1569,7 @@ export interface components {
             api_base?: string;
             /** @description Write-only; stored encrypted. Omit to keep, empty to remove. */
             api_key?: string | null;
-            /** @description extra constructor arguments */
+            /** @description settings of the provider's kind (providers.params) */
             params?: unknown;
             is_default?: boolean;
         };
@@ -1678,8 +1678,10 @@ export interface components {
             model: string;
             api_base?: string;
             readonly has_api_key: boolean;
-            /** @description extra constructor arguments */
+            /** @description settings of the provider's kind (providers.params) */
             params?: unknown;
+            /** @description params removed because they are no settings of the provider's kind (migration 0003), with their values */
+            readonly dropped_params: unknown;
             is_default?: boolean;
             /** Format: date-time */
             readonly created_at: string;
@@ -1699,7 +1701,7 @@ export interface components {
             api_base?: string;
             /** @description Write-only; stored encrypted. Omit to keep, empty to remove. */
             api_key?: string | null;
-            /** @description extra constructor arguments */
+            /** @description settings of the provider's kind (providers.params) */
             params?: unknown;
             is_default?: boolean;
         };

@@ -72,6 +72,7 @@ describe('providerFormOf', () => {
       model: 'openai/text-embedding-3-small',
       api_base: '',
       has_api_key: true,
+      dropped_params: {},
       params: { dimensions: 256 },
       is_default: true,
       created_at: '2026-01-01T00:00:00Z',
