@@ -33,3 +33,13 @@ class DatasetInUse(Conflict):
 
     def __init__(self) -> None:
         super().__init__("runs use this dataset; delete them before the dataset")
+
+
+class VersionTooLarge(TooLarge):
+    """A new version changes more rows than one version may (413)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"a version may add, remove or edit at most {limit} rows; upload a file instead",
+            path="rows",
+        )

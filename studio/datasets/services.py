@@ -2,21 +2,23 @@
 
 Verb functions over `Dataset` rows; what they read and check lives beside them:
 `studio.datasets.readers` streams the rows of a file (CSV, JSON Lines, JSON
-arrays) and `studio.datasets.validation` checks them against the dataset's row
-schema. The validation of an upload runs in a Celery task (`tasks.validate_dataset`)
-that takes the dataset's id and calls `validate_dataset`. Refusals are the
-errors of `studio.datasets.exceptions`.
+arrays), `studio.datasets.validation` checks them against the dataset's row
+schema, and `studio.datasets.versions` keeps the dataset's immutable versions
+(version 1 is made here, with the upload; its row index by the validation pass).
+The validation of an upload runs in a Celery task (`tasks.validate_dataset`) that
+takes the dataset's id and calls `validate_dataset`. Refusals are the errors of
+`studio.datasets.exceptions`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import random
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.db.models import ProtectedError
@@ -24,13 +26,14 @@ from django.utils import timezone
 
 from optimizer_core import datasets as builtin_datasets
 from studio.celery import enqueue
+from studio.datasets import versions
 from studio.datasets.exceptions import (
     DatasetError,
     DatasetInUse,
     DatasetUnreadable,
     UploadTooLarge,
 )
-from studio.datasets.models import Dataset
+from studio.datasets.models import Dataset, DatasetVersion
 from studio.datasets.readers import RowError
 from studio.datasets.validation import (
     ValidationReport,
@@ -45,6 +48,8 @@ JsonDict = dict[str, Any]
 
 VALIDATE_DATASET_TASK = "datasets.validate_dataset"
 """The task that validates an upload (`tasks.validate_dataset`), queued by name: it calls us."""
+INDEX_DATASET_TASK = "datasets.index_dataset"
+"""The task that builds version 1's row index and digest (`tasks.index_dataset`)."""
 
 SPLITS = ("train", "test", "all")
 _EXTENSIONS = {
@@ -154,10 +159,43 @@ def create_dataset_from_upload(
         except Exception:
             candidate.file.delete(save=False)
             raise
+        versions.first_version(candidate)
         dataset_id = candidate.pk
         if queue_validation:
             transaction.on_commit(lambda: enqueue_validation(dataset_id))
     return candidate
+
+
+def enqueue_indexing(dataset_id: int) -> None:
+    """Queue `index_dataset` for a valid dataset whose version 1 has no row index yet."""
+    try:
+        enqueue(INDEX_DATASET_TASK, dataset_id)
+    except Exception:  # the index is built on first need instead (versions.ensure_index)
+        logger.exception("dataset %s: could not queue its row index", dataset_id)
+
+
+INLINE_INDEX_ROWS = 20_000
+"""Up to this many rows, a missing row index is built in the request that needs it (< 1 s)."""
+
+
+def index_soon(dataset: Dataset) -> DatasetVersion:
+    """Version 1, indexed now when it is small, else with its index queued (once a while).
+
+    For the datasets stored before versions, whose version 1 has no index yet.
+    """
+    first = versions.first_version(dataset)
+    if first.digest or dataset.status != Dataset.Status.VALID:
+        return first
+    if first.row_count <= INLINE_INDEX_ROWS:
+        return versions.ensure_index(first)
+    if cache.add(f"datasets:indexing:{dataset.pk}", True, timeout=600):
+        enqueue_indexing(dataset.pk)
+    return first
+
+
+def index_dataset(dataset: Dataset) -> DatasetVersion:
+    """Build version 1's row index and digest (`versions.ensure_index`) if it has none."""
+    return versions.ensure_index(versions.first_version(dataset))
 
 
 def enqueue_validation(dataset_id: int) -> None:
@@ -222,17 +260,28 @@ def validate_dataset(dataset: Dataset) -> Dataset:
     dataset.errors = [e.as_json() for e in report.errors]
     dataset.status = Dataset.Status.VALID if report.valid or dropping else Dataset.Status.INVALID
     dataset.validated_at = timezone.now()
-    dataset.save(
-        update_fields=[
-            "row_count",
-            "dropped_count",
-            "dropped_lines",
-            "error_count",
-            "errors",
-            "status",
-            "validated_at",
-        ]
-    )
+    with transaction.atomic():
+        dataset.save(
+            update_fields=[
+                "row_count",
+                "dropped_count",
+                "dropped_lines",
+                "error_count",
+                "errors",
+                "status",
+                "validated_at",
+            ]
+        )
+        first = versions.first_version(dataset)
+        first.row_count = dataset.row_count
+        first.next_row_id = dataset.row_count + 1
+        first.digest = ""
+        first.save(update_fields=["row_count", "next_row_id", "digest"])
+        if dataset.status == Dataset.Status.VALID:
+            # Version 1's row index and digest: a pass of its own, after the dataset is
+            # usable, so hashing every row never slows the validation down.
+            dataset_id = dataset.pk
+            transaction.on_commit(lambda: enqueue_indexing(dataset_id))
     return dataset
 
 
@@ -307,7 +356,7 @@ def create_builtin_dataset(
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise DatasetError(f"`limit` must be an int >= 1, got {limit!r}", path="limit")
     try:
-        (x_train, _), (x_test, _) = module.load_data(limit=limit)
+        (x_train, y_train), (x_test, y_test) = module.load_data(limit=limit)
     except (OSError, ValueError) as error:
         raise DatasetError(
             f"the {module.NAME} data cannot be loaded: {error}", path="builtin_name"
@@ -328,6 +377,12 @@ def create_builtin_dataset(
             row_count=len(x_train) + len(x_test),
             test_fraction=len(x_test) / max(1, len(x_train) + len(x_test)),
             validated_at=timezone.now(),
+        )
+        index = versions.RowIndex()
+        for x, y in [*zip(x_train, y_train, strict=True), *zip(x_test, y_test, strict=True)]:
+            index.add(x.get_json(), y.get_json())
+        versions.set_first_version_rows(
+            versions.first_version(dataset), index, train_count=len(x_train)
         )
     return dataset
 
@@ -351,33 +406,23 @@ def _load_builtin(
 # --------------------------------------------------------------------------- reading examples
 
 
-def split_indices(count: int, *, test_fraction: float, seed: int) -> tuple[list[int], list[int]]:
-    """Deterministic train / test row indices (each list in file order).
-
-    ``round(count * test_fraction)`` rows, drawn with `random.Random(seed)`, go
-    to the test split; the same arguments always give the same split.
-    """
-    test_size = min(count, max(0, round(count * test_fraction)))
-    order = list(range(count))
-    random.Random(seed).shuffle(order)
-    test = sorted(order[:test_size])
-    test_set = set(test)
-    train = [i for i in range(count) if i not in test_set]
-    return train, test
-
-
-def load_examples(dataset: Dataset, *, split: str) -> tuple[list[JsonDict], list[JsonDict]]:
-    """The rows of a valid dataset as ``(input dicts, output dicts)``.
+def load_examples(
+    dataset: Dataset, *, split: str, version: DatasetVersion | None = None
+) -> tuple[list[JsonDict], list[JsonDict]]:
+    """The rows of a valid dataset (one of its versions) as ``(input dicts, output dicts)``.
 
     Args:
         dataset: a dataset whose status is ``valid``.
         split: ``"train"``, ``"test"`` or ``"all"``. Uploads are split
             deterministically by ``test_fraction`` and ``split_seed`` (over the
             rows kept, when bad rows were dropped); built-ins keep their published
-            train / test splits.
+            train / test splits; a row added by a later version keeps the split it
+            was given (`studio.datasets.versions`).
+        version: the version to read (default: the dataset's latest).
 
     Raises:
-        ValueError: the dataset is not valid, or `split` is unknown.
+        ValueError: the dataset is not valid, `split` is unknown, or the version
+            is another dataset's.
 
     Example:
         ```python
@@ -392,32 +437,11 @@ def load_examples(dataset: Dataset, *, split: str) -> tuple[list[JsonDict], list
             f"dataset {dataset.pk} ({dataset.name!r}) is {dataset.status}, not valid: "
             "only a dataset whose every row validates can be used"
         )
-    if dataset.format == Dataset.Format.BUILTIN:
-        return _load_builtin(dataset, split)
-    schema = row_schema(dataset)
-    inputs: list[JsonDict] = []
-    outputs: list[JsonDict] = []
-    dropped = set(dataset.dropped_lines or [])
-    # Past the cap, the dropped lines are not all listed: trust the count instead.
-    unlisted = dataset.dropped_count > len(dropped)
-    for line, row, errors, is_row in iter_validated_rows(
-        dataset.format, Path(dataset.file.path), schema
-    ):
-        if row is None and is_row and dataset.dropped_count and (line in dropped or unlisted):
-            continue
-        if row is None:
-            detail = errors[0].message if errors else "unreadable row"
-            raise ValueError(f"dataset {dataset.pk}: line {line} no longer validates: {detail}")
-        row_inputs, row_outputs = schema.split(row)
-        inputs.append(row_inputs)
-        outputs.append(row_outputs)
-    if split == "all":
-        return inputs, outputs
-    train, test = split_indices(
-        len(inputs), test_fraction=dataset.test_fraction, seed=dataset.split_seed
-    )
-    chosen = train if split == "train" else test
-    return [inputs[i] for i in chosen], [outputs[i] for i in chosen]
+    chosen = version if version is not None else versions.latest_version(dataset)
+    if chosen.dataset_id != dataset.pk:
+        raise ValueError(f"version {chosen.pk} is not a version of dataset {dataset.pk}")
+    chosen.dataset = dataset
+    return versions.load_examples(chosen, split=split)
 
 
 def preview_rows(dataset: Dataset, *, limit: int = 20) -> list[JsonDict]:
@@ -484,12 +508,12 @@ def delete_dataset(dataset: Dataset) -> None:
     Raises:
         DatasetInUse: a run still uses it.
     """
-    stored = dataset.file.name if dataset.file else ""
-    storage = dataset.file.storage if dataset.file else None
+    stored = [(dataset.file.storage, dataset.file.name)] if dataset.file else []
+    stored += versions.delete_files(dataset)
     try:
         with transaction.atomic():
             dataset.delete()
     except ProtectedError:
         raise DatasetInUse() from None
-    if stored and storage is not None:
-        transaction.on_commit(lambda: storage.delete(stored))
+    for storage, name in stored:
+        transaction.on_commit(lambda storage=storage, name=name: storage.delete(name))

@@ -1,4 +1,4 @@
-"""Background work on datasets: row-by-row validation of an upload."""
+"""Background work on datasets: row-by-row validation of an upload, version 1's row index."""
 
 from __future__ import annotations
 
@@ -28,3 +28,12 @@ def validate_dataset(dataset_id: int) -> str:
         logger.exception("dataset %s: validation failed", dataset_id)
         services.mark_invalid(dataset_id, services.failure_reason(error))
         return str(Dataset.Status.INVALID)
+
+
+@shared_task(name=services.INDEX_DATASET_TASK)
+def index_dataset(dataset_id: int) -> str:
+    """Build a valid dataset's version 1 row index and digest (nothing when it has them)."""
+    dataset = Dataset.objects.filter(pk=dataset_id).first()
+    if dataset is None:
+        return "missing"
+    return services.index_dataset(dataset).digest or "not indexed"

@@ -248,6 +248,13 @@ def _validate_payload(
         return None, _pydantic_errors(line, error)
 
 
+def validate_row(
+    line: int, payload: bytes | JsonDict, schema: RowSchema
+) -> tuple[pydantic.BaseModel | None, list[RowError]]:
+    """One row as the reader gave it, validated against the row schema (and its errors)."""
+    return _validate_payload(line, payload, schema)
+
+
 ValidatedRow = tuple[int, pydantic.BaseModel | None, list[RowError], bool]
 
 

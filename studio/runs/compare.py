@@ -74,8 +74,9 @@ def compare_runs(runs: list[Run]) -> dict[str, Any]:
     """The comparison the compare view returns.
 
     Returns:
-        ``{"runs": [{id, name, state, dataset, curves, before, after, examples, gain,
-        versus}], "variables": {name: {"values": {run_id: value}, "changed_fields": [...]}}}``;
+        ``{"runs": [{id, name, state, dataset, dataset_version, curves, before, after,
+        examples, gain, versus}], "variables": {name: {"values": {run_id: value},
+        "changed_fields": [...]}}}``;
         ``gain``: the run against its own before; ``versus``: against the first run
         (None for the first); ``changed_fields`` lists the trainable fields whose
         values differ between runs.
@@ -89,6 +90,7 @@ def compare_runs(runs: list[Run]) -> dict[str, Any]:
                 "name": run.name,
                 "state": run.state,
                 "dataset": run.dataset_id,
+                "dataset_version": run.dataset_version.number if run.dataset_version else None,
                 "curves": epoch_curves(run),
                 "before": _phase(run, "before"),
                 "after": _phase(run, "after"),

@@ -46,6 +46,15 @@ class Run(models.Model):
         "programs.ProgramVersion", on_delete=models.PROTECT, related_name="runs"
     )
     dataset = models.ForeignKey("datasets.Dataset", on_delete=models.PROTECT, related_name="runs")
+    dataset_version = models.ForeignKey(
+        "datasets.DatasetVersion",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="runs",
+        help_text="the version trained and tested on (null until the worker reads the rows "
+        "of a run created without one: the dataset's latest then)",
+    )
     provider = models.ForeignKey(
         "providers.Provider", on_delete=models.SET_NULL, null=True, blank=True, related_name="runs"
     )
@@ -83,6 +92,12 @@ class Run(models.Model):
         default="",
         help_text="sha256 of the test rows evaluated (inputs and targets, in order): "
         "two runs are compared row by row only when theirs are equal",
+    )
+    test_row_keys = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="each test row's key (64 bits of its sha256, as dataset versions hash "
+        "rows), in row order: two runs pair on the rows whose keys they share",
     )
     trained_document = models.JSONField(
         null=True, blank=True, help_text="Program.to_json() at the end"

@@ -1,6 +1,7 @@
 """What a run is trained with that other apps own: its dataset's rows and its models.
 
-A dataset's rows split into inputs and targets (`studio.datasets.services.load_examples`),
+A dataset version's rows split into inputs and targets (`studio.datasets.services.load_examples`)
+and their keys,
 a provider's `LanguageModel` with its decrypted key
 (`studio.providers.services.build_language_model`) and the owner's embedding
 model. The training code reaches those apps through these functions only, so a
@@ -12,18 +13,42 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from studio.datasets.models import Dataset
+    from studio.datasets.models import Dataset, DatasetVersion
     from studio.providers.models import Provider
 
 Rows = list[dict[str, Any]]
 
 
-def load_examples(dataset: Dataset, *, split: str) -> tuple[Rows, Rows]:
-    """The dataset's ``split`` ("train" or "test") as (inputs, targets), one dict per row."""
+def load_examples(
+    dataset: Dataset, *, split: str, version: DatasetVersion | None = None
+) -> tuple[Rows, Rows]:
+    """The ``split`` ("train" or "test") of a dataset's version (default: its latest) as
+    (inputs, targets), one dict per row."""
     from studio.datasets.services import load_examples as load
 
-    inputs, outputs = load(dataset, split=split)
+    inputs, outputs = load(dataset, split=split, version=version)
     return list(inputs), list(outputs)
+
+
+def latest_version(dataset: Dataset) -> DatasetVersion:
+    """The dataset's newest version (what a run created without one trains on)."""
+    from studio.datasets.versions import latest_version as latest
+
+    return latest(dataset)
+
+
+def get_version(dataset: Dataset, number: int) -> DatasetVersion | None:
+    """The dataset's version ``number``, or None."""
+    from studio.datasets.versions import get_version as get
+
+    return get(dataset, number)
+
+
+def row_keys(inputs: Rows, targets: Rows) -> list[str]:
+    """Each row's key, as dataset versions hash rows (what pairs two runs' test rows)."""
+    from studio.datasets.versions import row_key
+
+    return [row_key(x, y) for x, y in zip(inputs, targets, strict=True)]
 
 
 def default_embedding_model(owner: Any) -> Any:

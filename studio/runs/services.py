@@ -21,6 +21,7 @@ from studio.celery import enqueue
 from studio.common.lifecycle import stale_after
 from studio.programs.documents import validate_document
 from studio.providers import services as provider_services
+from studio.runs import resources
 from studio.runs.config import validate_compile_config, validate_fit_config
 from studio.runs.events import RUN_EVENTS
 from studio.runs.exceptions import InvalidTransition
@@ -84,8 +85,12 @@ def start_run(
     compile_config: Any,
     fit_config: Any = None,
     name: str = "",
+    dataset_version: int | None = None,
 ) -> Run:
     """Validate a run's configuration, store it queued, and enqueue its training task.
+
+    The run trains and tests on the dataset's version number ``dataset_version``
+    (default: its latest version at this moment), recorded on the run.
 
     Raises:
         ValidationError: keyed by the offending field (``provider``,
@@ -96,6 +101,15 @@ def start_run(
     _check_owned(provider, owner, "provider", lambda p: p.owner_id)
     if dataset.status != "valid":
         raise ValidationError({"dataset": f"dataset is {dataset.status}, not valid"})
+    version = (
+        resources.latest_version(dataset)
+        if dataset_version is None
+        else resources.get_version(dataset, dataset_version)
+    )
+    if version is None:
+        raise ValidationError(
+            {"dataset_version": f"dataset {dataset.name!r} has no version {dataset_version}"}
+        )
     if provider.kind != "language":
         raise ValidationError({"provider": "an embedding provider cannot run a program"})
     try:
@@ -111,6 +125,7 @@ def start_run(
             name=name,
             program_version=program_version,
             dataset=dataset,
+            dataset_version=version,
             provider=provider,
             compile_config=compile_config,
             fit_config=fit_config,
@@ -179,6 +194,7 @@ def fork_run(
             name=name or f"{run.name or f'run {run.pk}'} @ epoch {epoch}",
             program_version=run.program_version,
             dataset=run.dataset,
+            dataset_version=run.dataset_version,
             provider=run.provider,
             compile_config=compile_config,
             fit_config=fit_config,

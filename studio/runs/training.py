@@ -121,7 +121,9 @@ class _Context:
 
 
 def _load_context(run_id: int) -> _Context:
-    run = Run.objects.select_related("program_version", "dataset", "provider").get(pk=run_id)
+    run = Run.objects.select_related(
+        "program_version", "dataset", "dataset_version", "provider"
+    ).get(pk=run_id)
     if run.provider is None:
         raise ValueError("the run's provider was deleted")
     checkpoint = run.checkpoints.order_by("-epoch").first()
@@ -141,8 +143,13 @@ def _load_context(run_id: int) -> _Context:
         )
     else:
         document, initial_epoch, restore, resumed = run.program_version.document, 0, False, None
-    x_train, y_train = resources.load_examples(run.dataset, split="train")
-    x_test, y_test = resources.load_examples(run.dataset, split="test")
+    version = run.dataset_version
+    if version is None:  # a run created without a version trains on the latest, recorded
+        version = resources.latest_version(run.dataset)
+        Run.lifecycle.store(run.pk, dataset_version=version)
+        run.dataset_version = version
+    x_train, y_train = resources.load_examples(run.dataset, split="train", version=version)
+    x_test, y_test = resources.load_examples(run.dataset, split="test", version=version)
     return _Context(
         run=run,
         document=document,
@@ -337,6 +344,7 @@ async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
             before=before,
             before_rewards=before_rewards,
             test_rows_digest=rows_digest(ctx.x_test, ctx.y_test),
+            test_row_keys=resources.row_keys(ctx.x_test, ctx.y_test),
         )
         # What the evaluation spent, before training's first batch reports more.
         await log.report_usage()

@@ -150,6 +150,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "StateEnum": "studio.runs.models.Run.State",
         "BatchStateEnum": "studio.deployments.models.BatchJob.State",
+        "RowSplitEnum": "studio.datasets.versions.ROW_SPLITS",
     },
 }
 

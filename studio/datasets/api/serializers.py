@@ -9,7 +9,8 @@ from rest_framework import serializers
 
 from studio.common.fields import JSONField
 from studio.common.jsondepth import TooDeep, loads
-from studio.datasets.models import Dataset
+from studio.datasets.models import Dataset, DatasetVersion
+from studio.datasets.versions import ROW_SPLITS
 
 
 class RowErrorSerializer(serializers.Serializer[dict[str, Any]]):
@@ -29,6 +30,9 @@ class DatasetSerializer(serializers.ModelSerializer[Dataset]):
         help_text="the line of each dropped row, capped",
     )
     errors_truncated = serializers.SerializerMethodField()
+    latest_version = serializers.IntegerField(
+        read_only=True, default=1, help_text="the number of the dataset's newest version"
+    )
 
     class Meta:
         model = Dataset
@@ -56,6 +60,7 @@ class DatasetSerializer(serializers.ModelSerializer[Dataset]):
             "dropped_lines",
             "created_at",
             "validated_at",
+            "latest_version",
         ]
         read_only_fields = fields
 
@@ -151,3 +156,96 @@ class ErrorsSerializer(serializers.Serializer[dict[str, Any]]):
     error_count = serializers.IntegerField()
     truncated = serializers.BooleanField()
     errors = RowErrorSerializer(many=True)
+
+
+class DatasetVersionSerializer(serializers.ModelSerializer[DatasetVersion]):
+    parent = serializers.IntegerField(
+        source="parent.number", read_only=True, allow_null=True, help_text="the parent's number"
+    )
+    digest = serializers.SerializerMethodField(
+        help_text="sha256 over the rows' splits and contents in row order "
+        "(null until version 1's rows are indexed)"
+    )
+
+    class Meta:
+        model = DatasetVersion
+        fields = [
+            "number",
+            "parent",
+            "source",
+            "message",
+            "row_count",
+            "train_count",
+            "test_count",
+            "digest",
+            "added",
+            "removed",
+            "changed",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    def get_digest(self, version: DatasetVersion) -> str | None:
+        return version.digest or None
+
+
+class DatasetVersionCreateSerializer(serializers.Serializer[dict[str, Any]]):
+    parent = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, help_text="default: the latest version"
+    )
+    message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
+    add = serializers.ListField(
+        child=JSONField(),
+        required=False,
+        default=list,
+        help_text='rows to add: [{"input": {...}, "output": {...}, "split": train|test|auto}]',
+    )
+    remove = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        default=list,
+        help_text="row ids of the parent to remove",
+    )
+    edit = serializers.ListField(
+        child=JSONField(),
+        required=False,
+        default=list,
+        help_text='rows to change: [{"row_id": 3, "input"?: {...}, "output"?: {...}}]',
+    )
+
+
+class VersionRowSerializer(serializers.Serializer[dict[str, Any]]):
+    row_id = serializers.IntegerField(help_text="the row's number, kept across versions")
+    split = serializers.ChoiceField(choices=ROW_SPLITS)
+    input = serializers.JSONField()
+    output = serializers.JSONField()
+
+
+class VersionRowsSerializer(serializers.Serializer[dict[str, Any]]):
+    count = serializers.IntegerField(help_text="rows of the version (of the split asked)")
+    offset = serializers.IntegerField()
+    rows = VersionRowSerializer(many=True)
+
+
+class DiffRowSerializer(serializers.Serializer[dict[str, Any]]):
+    row_id = serializers.IntegerField()
+    split = serializers.ChoiceField(choices=ROW_SPLITS)
+    input = serializers.JSONField(allow_null=True, help_text="after (null: removed)")
+    output = serializers.JSONField(allow_null=True)
+    previous_input = serializers.JSONField(allow_null=True, help_text="before (null: added)")
+    previous_output = serializers.JSONField(allow_null=True)
+    source_ref = serializers.CharField(allow_blank=True, help_text="where an added row came from")
+
+
+class DiffRowsSerializer(serializers.Serializer[dict[str, Any]]):
+    added = DiffRowSerializer(many=True)
+    removed = DiffRowSerializer(many=True)
+    changed = DiffRowSerializer(many=True)
+
+
+class VersionDiffSerializer(serializers.Serializer[dict[str, Any]]):
+    parent = serializers.IntegerField(allow_null=True, help_text="the parent's number")
+    added = serializers.IntegerField()
+    removed = serializers.IntegerField()
+    changed = serializers.IntegerField()
+    rows = DiffRowsSerializer(help_text="the first rows of each kind (at most 200)")

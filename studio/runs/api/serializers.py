@@ -40,6 +40,13 @@ class RunSerializer(serializers.ModelSerializer):
     program_name = serializers.CharField(source="program_version.program.name", read_only=True)
     version_number = serializers.IntegerField(source="program_version.number", read_only=True)
     dataset_name = serializers.CharField(source="dataset.name", read_only=True)
+    dataset_version = serializers.IntegerField(
+        source="dataset_version.number",
+        read_only=True,
+        allow_null=True,
+        help_text="the dataset version trained and tested on (null until the worker reads "
+        "it, for a run created without one)",
+    )
     optimizer = serializers.SerializerMethodField(
         help_text="the optimizer `compile_config` names, as the catalogue names it "
         "(null when it names none)"
@@ -56,6 +63,7 @@ class RunSerializer(serializers.ModelSerializer):
             "version_number",
             "dataset",
             "dataset_name",
+            "dataset_version",
             "provider",
             "optimizer",
             "compile_config",
@@ -138,6 +146,12 @@ class RunCreateSerializer(serializers.Serializer):
         queryset=ProgramVersion.objects.select_related("program"), owner_path="program__owner"
     )
     dataset = OwnedPrimaryKeyField(queryset=Dataset.objects.all(), owner_path="owner")
+    dataset_version = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=1,
+        help_text="the dataset's version number to train and test on (default: its latest)",
+    )
     provider = OwnedPrimaryKeyField(queryset=Provider.objects.all(), owner_path="owner")
     compile_config = JSONField(
         help_text='{"reward": {"name", "params"}, "optimizer": {...}, "metrics": [...]}'
@@ -183,14 +197,29 @@ class CheckpointSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class TestVersionsSerializer(serializers.Serializer[dict[str, Any]]):
+    baseline = serializers.IntegerField(
+        allow_null=True, help_text="the baseline's dataset version number"
+    )
+    run = serializers.IntegerField(allow_null=True, help_text="this run's dataset version number")
+
+
 class VersusSerializer(serializers.Serializer[dict[str, Any]]):
     """A run after training against the first run of the comparison (the baseline)."""
 
     baseline = serializers.IntegerField(help_text="the first run's id")
     paired = serializers.BooleanField(
-        help_text="both runs evaluated the same test rows (same dataset and test split)"
+        help_text="the runs were compared row by row on the test rows both evaluated "
+        "(same dataset; at least 2 rows in common)"
     )
     reason = serializers.CharField(allow_blank=True, help_text="why they are not paired")
+    note = serializers.CharField(
+        allow_blank=True,
+        help_text="when the runs' test versions differ (or their rows only overlap): "
+        "what was paired",
+    )
+    rows = serializers.IntegerField(help_text="test rows paired (0 when not paired)")
+    test_versions = TestVersionsSerializer(help_text="each run's dataset version")
     comparison = PairedComparisonSerializer(
         allow_null=True, help_text="row by row, baseline first; null when not paired"
     )
@@ -205,6 +234,9 @@ class CompareRunSerializer(serializers.Serializer[dict[str, Any]]):
     name = serializers.CharField(allow_blank=True)
     state = serializers.CharField()
     dataset = serializers.IntegerField()
+    dataset_version = serializers.IntegerField(
+        allow_null=True, help_text="the dataset version number trained and tested on"
+    )
     curves = serializers.DictField(help_text='{"epoch": [...], <figure>: [...]}')
     before = serializers.DictField(allow_null=True, help_text="{figure: {mean, std}}")
     after = serializers.DictField(allow_null=True, help_text="{figure: {mean, std}}")

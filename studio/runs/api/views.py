@@ -131,7 +131,7 @@ class RunViewSet(
             return Run.objects.none()
         # Another user's run is simply not found (404), never forbidden.
         return Run.objects.filter(owner=self.request.user).select_related(
-            "program_version__program", "dataset"
+            "program_version__program", "dataset", "dataset_version"
         )
 
     def get_serializer_class(self) -> Any:
@@ -160,6 +160,7 @@ class RunViewSet(
             owner=request.user,
             program_version=data["program_version"],
             dataset=data["dataset"],
+            dataset_version=data.get("dataset_version"),
             provider=data["provider"],
             compile_config=data["compile_config"],
             fit_config=data.get("fit_config") or {},

@@ -173,3 +173,63 @@ def test_compare_does_not_pair_runs_on_different_datasets(api, user, scripted_se
 def test_resamples_shrink_for_large_evaluations() -> None:
     assert resamples_for(40) == 10_000
     assert resamples_for(10_000) == 1_000
+
+
+def test_a_run_records_its_dataset_version_and_trains_on_its_rows(api, user, scripted_server):
+    from studio.datasets import versions
+
+    dataset = make_dataset(user, rows=40, test_fraction=0.5)
+    second = versions.create_version(
+        dataset,
+        add=[{"input": {"query": "What is the capital of Peru?"}, "output": {"answer": "Lima"}}],
+        remove=[1],
+    )
+    run = run_on(user, scripted_server, dataset)  # no version given: the latest
+
+    assert run.dataset_version_id == second.pk
+    x_test, y_test = resources.load_examples(dataset, split="test", version=second)
+    assert [e["input"] for e in run.after["examples"]] == x_test
+    assert run.test_row_keys == resources.row_keys(x_test, y_test)
+    assert api.get(f"/api/runs/{run.pk}/").json()["dataset_version"] == 2
+
+    pinned = services.start_run(
+        owner=user,
+        program_version=make_version(user),
+        dataset=dataset,
+        dataset_version=1,
+        provider=make_provider(user, scripted_server.base_url),
+        compile_config=COMPILE_CONFIG,
+        fit_config=FIT,
+    )
+    assert pinned.dataset_version.number == 1
+
+
+def test_compare_pairs_runs_on_two_versions_on_the_test_rows_they_share(api, user, scripted_server):
+    from studio.datasets import versions
+
+    dataset = make_dataset(user, rows=40, test_fraction=0.5)
+    first = run_on(user, scripted_server, dataset)
+    test_ids = [r.row_id for r in versions.iter_rows(versions.first_version(dataset), split="test")]
+    versions.create_version(
+        dataset,
+        add=[
+            {
+                "input": {"query": f"What is the capital of {c}?"},
+                "output": {"answer": a},
+                "split": "test",
+            }
+            for c, a in (("Peru", "Lima"), ("Chile", "Santiago"))
+        ],
+        remove=test_ids[:3],
+        edit=[{"row_id": test_ids[3], "output": {"answer": "Nowhere"}}],
+    )
+    second = run_on(user, scripted_server, dataset)
+
+    versus = api.get(f"/api/runs/compare/?ids={first.pk},{second.pk}").json()["runs"][1]["versus"]
+
+    assert len(first.after_rewards) == 20 and len(second.after_rewards) == 19
+    assert versus["paired"] is True and versus["rows"] == 16  # 20 - 3 removed - 1 edited
+    assert versus["comparison"]["n"] == 16
+    assert versus["test_versions"] == {"baseline": 1, "run": 2}
+    assert "different test versions (v1 and v2)" in versus["note"]
+    assert "16 test rows" in versus["note"]

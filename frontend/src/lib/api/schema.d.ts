@@ -294,6 +294,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/datasets/{id}/versions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["datasets_versions_list"];
+        put?: never;
+        post: operations["datasets_versions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/datasets/{id}/versions/{number}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["datasets_versions_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/datasets/{id}/versions/{number}/diff/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["datasets_versions_diff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/datasets/{id}/versions/{number}/rows/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["datasets_versions_rows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/datasets/builtin/": {
         parameters: {
             query?: never;
@@ -909,8 +973,15 @@ export interface components {
         BatchCreateRequest: {
             dataset: number;
             /** @default all */
-            split: components["schemas"]["SplitEnum"];
+            split: components["schemas"]["BatchCreateSplitEnum"];
         };
+        /**
+         * @description * `all` - all
+         *     * `train` - train
+         *     * `test` - test
+         * @enum {string}
+         */
+        BatchCreateSplitEnum: "all" | "train" | "test";
         BatchJob: {
             readonly id: number;
             readonly deployment: string;
@@ -1020,6 +1091,8 @@ export interface components {
             name: string;
             state: string;
             dataset: number;
+            /** @description the dataset version number trained and tested on */
+            dataset_version: number | null;
             /** @description {"epoch": [...], <figure>: [...]} */
             curves: {
                 [key: string]: unknown;
@@ -1092,6 +1165,11 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly validated_at: string | null;
+            /**
+             * @description the number of the dataset's newest version
+             * @default 1
+             */
+            readonly latest_version: number;
         };
         DatasetCatalogueEntry: {
             name: string;
@@ -1141,6 +1219,11 @@ export interface components {
             readonly created_at: string;
             /** Format: date-time */
             readonly validated_at: string | null;
+            /**
+             * @description the number of the dataset's newest version
+             * @default 1
+             */
+            readonly latest_version: number;
         };
         DatasetUpdateRequest: {
             name?: string;
@@ -1183,6 +1266,47 @@ export interface components {
              */
             format?: components["schemas"]["FormatEnum"];
         };
+        DatasetVersion: {
+            /** @description 1, 2, ... per dataset */
+            readonly number: number;
+            /** @description the parent's number */
+            readonly parent: number | null;
+            readonly source: components["schemas"]["DatasetVersionSourceEnum"];
+            readonly message: string;
+            readonly row_count: number;
+            readonly train_count: number;
+            readonly test_count: number;
+            /** @description sha256 over the rows' splits and contents in row order (null until version 1's rows are indexed) */
+            readonly digest: string | null;
+            /** @description rows added against the parent */
+            readonly added: number;
+            /** @description rows removed against the parent */
+            readonly removed: number;
+            /** @description rows edited against the parent */
+            readonly changed: number;
+            /** Format: date-time */
+            readonly created_at: string;
+        };
+        DatasetVersionCreateRequest: {
+            /** @description default: the latest version */
+            parent?: number | null;
+            /** @default  */
+            message: string;
+            /** @description rows to add: [{"input": {...}, "output": {...}, "split": train|test|auto}] */
+            add?: unknown[];
+            /** @description row ids of the parent to remove */
+            remove?: number[];
+            /** @description rows to change: [{"row_id": 3, "input"?: {...}, "output"?: {...}}] */
+            edit?: unknown[];
+        };
+        /**
+         * @description * `upload` - Upload
+         *     * `builtin` - Builtin
+         *     * `edit` - Edit
+         *     * `predictions` - Predictions
+         * @enum {string}
+         */
+        DatasetVersionSourceEnum: "upload" | "builtin" | "edit" | "predictions";
         DemoAccount: {
             username: string;
             password: string;
@@ -1236,6 +1360,23 @@ export interface components {
             op: components["schemas"]["OpEnum"];
             old: unknown;
             new: unknown;
+        };
+        DiffRow: {
+            row_id: number;
+            split: components["schemas"]["RowSplitEnum"];
+            /** @description after (null: removed) */
+            input: unknown;
+            output: unknown;
+            /** @description before (null: added) */
+            previous_input: unknown;
+            previous_output: unknown;
+            /** @description where an added row came from */
+            source_ref: string;
+        };
+        DiffRows: {
+            added: components["schemas"]["DiffRow"][];
+            removed: components["schemas"]["DiffRow"][];
+            changed: components["schemas"]["DiffRow"][];
         };
         DiffSummary: {
             modules_added: string[];
@@ -1733,6 +1874,12 @@ export interface components {
              */
             parent_reward: number;
         };
+        /**
+         * @description * `train` - train
+         *     * `test` - test
+         * @enum {string}
+         */
+        RowSplitEnum: "train" | "test";
         Run: {
             readonly id: number;
             readonly name: string;
@@ -1742,6 +1889,8 @@ export interface components {
             readonly version_number: number;
             readonly dataset: number;
             readonly dataset_name: string;
+            /** @description the dataset version trained and tested on (null until the worker reads it, for a run created without one) */
+            readonly dataset_version: number | null;
             readonly provider: number | null;
             /** @description the optimizer `compile_config` names, as the catalogue names it (null when it names none) */
             readonly optimizer: string | null;
@@ -1777,6 +1926,8 @@ export interface components {
             name: string;
             program_version: number;
             dataset: number;
+            /** @description the dataset's version number to train and test on (default: its latest) */
+            dataset_version?: number | null;
             provider: number;
             /** @description {"reward": {"name", "params"}, "optimizer": {...}, "metrics": [...]} */
             compile_config: unknown;
@@ -1792,6 +1943,8 @@ export interface components {
             readonly version_number: number;
             readonly dataset: number;
             readonly dataset_name: string;
+            /** @description the dataset version trained and tested on (null until the worker reads it, for a run created without one) */
+            readonly dataset_version: number | null;
             readonly provider: number | null;
             /** @description the optimizer `compile_config` names, as the catalogue names it (null when it names none) */
             readonly optimizer: string | null;
@@ -1870,19 +2023,6 @@ export interface components {
             email?: string;
         };
         /**
-         * @description * `api` - Api
-         *     * `batch` - Batch
-         * @enum {string}
-         */
-        SourceEnum: "api" | "batch";
-        /**
-         * @description * `all` - all
-         *     * `train` - train
-         *     * `test` - test
-         * @enum {string}
-         */
-        SplitEnum: "all" | "train" | "test";
-        /**
          * @description * `queued` - Queued
          *     * `running` - Running
          *     * `succeeded` - Succeeded
@@ -1905,6 +2045,12 @@ export interface components {
             run?: number | null;
             /** @description a saved version, served with your default language provider */
             program_version?: number | null;
+        };
+        TestVersions: {
+            /** @description the baseline's dataset version number */
+            baseline: number | null;
+            /** @description this run's dataset version number */
+            run: number | null;
         };
         /** @description What the user's recent finished runs on a provider measured (`studio.runs.throughput`). */
         Throughput: {
@@ -2013,7 +2159,7 @@ export interface components {
         UsageDay: {
             /** Format: date */
             readonly day: string;
-            readonly source: components["schemas"]["SourceEnum"];
+            readonly source: components["schemas"]["UsageDaySourceEnum"];
             /** @description HTTP calls / batch chunks */
             readonly requests: number;
             readonly predictions: number;
@@ -2033,6 +2179,12 @@ export interface components {
              */
             readonly latency_s: number;
         };
+        /**
+         * @description * `api` - Api
+         *     * `batch` - Batch
+         * @enum {string}
+         */
+        UsageDaySourceEnum: "api" | "batch";
         UsageTotals: {
             /** @description prediction requests (batch: chunks) */
             requests: number;
@@ -2098,14 +2250,42 @@ export interface components {
             /** @default  */
             message: string;
         };
+        VersionDiff: {
+            /** @description the parent's number */
+            parent: number | null;
+            added: number;
+            removed: number;
+            changed: number;
+            /** @description the first rows of each kind (at most 200) */
+            rows: components["schemas"]["DiffRows"];
+        };
+        VersionRow: {
+            /** @description the row's number, kept across versions */
+            row_id: number;
+            split: components["schemas"]["RowSplitEnum"];
+            input: unknown;
+            output: unknown;
+        };
+        VersionRows: {
+            /** @description rows of the version (of the split asked) */
+            count: number;
+            offset: number;
+            rows: components["schemas"]["VersionRow"][];
+        };
         /** @description A run after training against the first run of the comparison (the baseline). */
         Versus: {
             /** @description the first run's id */
             baseline: number;
-            /** @description both runs evaluated the same test rows (same dataset and test split) */
+            /** @description the runs were compared row by row on the test rows both evaluated (same dataset; at least 2 rows in common) */
             paired: boolean;
             /** @description why they are not paired */
             reason: string;
+            /** @description when the runs' test versions differ (or their rows only overlap): what was paired */
+            note: string;
+            /** @description test rows paired (0 when not paired) */
+            rows: number;
+            /** @description each run's dataset version */
+            test_versions: components["schemas"]["TestVersions"];
             /** @description row by row, baseline first; null when not paired */
             comparison: components["schemas"]["PairedComparison"] | null;
             /**
@@ -2714,6 +2894,187 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Dataset"];
                 };
+            };
+        };
+    };
+    datasets_versions_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersion"][];
+                };
+            };
+            /** @description no such dataset or version */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    datasets_versions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DatasetVersionCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersion"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description no such dataset or version */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description too many rows change in one version */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    datasets_versions_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DatasetVersion"];
+                };
+            };
+            /** @description no such dataset or version */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    datasets_versions_diff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionDiff"];
+                };
+            };
+            /** @description no such dataset or version */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    datasets_versions_rows: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                split?: "test" | "train";
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this dataset. */
+                id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionRows"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description no such dataset or version */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -81,11 +81,32 @@ describe('VersusVerdict', () => {
       baseline: 1,
       paired: true,
       reason: '',
+      note: '',
+      rows: 40,
+      test_versions: { baseline: 1, run: 1 },
       comparison: base,
       difference: 0.25,
     };
     render(<VersusVerdict versus={versus} title="#2 vs #1" />);
     expect(screen.getByRole('status', { name: '#2 vs #1' })).toHaveTextContent('Significant gain');
+    expect(screen.queryByTestId('versus-note')).not.toBeInTheDocument();
+  });
+
+  it('says when the runs tested on different versions, and on which rows they were paired', () => {
+    const note =
+      'different test versions (v1 and v2): paired on the 16 test rows both evaluated, identical in inputs and targets (of 20 and 19)';
+    const versus: Versus = {
+      baseline: 1,
+      paired: true,
+      reason: '',
+      note,
+      rows: 16,
+      test_versions: { baseline: 1, run: 2 },
+      comparison: base,
+      difference: 0.25,
+    };
+    render(<VersusVerdict versus={versus} title="#2 vs #1" />);
+    expect(screen.getByTestId('versus-note')).toHaveTextContent(note);
   });
 
   it('says why runs are not paired and gives only the unpaired difference', () => {
@@ -93,6 +114,9 @@ describe('VersusVerdict', () => {
       baseline: 1,
       paired: false,
       reason: 'different datasets: the rows cannot be paired',
+      note: '',
+      rows: 0,
+      test_versions: { baseline: 1, run: 1 },
       comparison: null,
       difference: 0.05,
     };

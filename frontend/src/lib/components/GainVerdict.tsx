@@ -34,10 +34,23 @@ export function GainVerdict({
   );
 }
 
-/** A run against the first run of a comparison: paired when they share test rows, else why not. */
+/**
+ * A run against the first run of a comparison: paired on the test rows both evaluated, else
+ * why not; when their test versions differ, it says so and what was paired.
+ */
 export function VersusVerdict({ versus, title }: { versus: Versus; title: string }) {
+  const note = versus.note ? (
+    <p className={styles.detail} data-testid="versus-note">
+      {versus.note}
+    </p>
+  ) : null;
   if (versus.paired && versus.comparison)
-    return <GainVerdict comparison={versus.comparison} title={title} />;
+    return (
+      <div>
+        <GainVerdict comparison={versus.comparison} title={title} />
+        {note}
+      </div>
+    );
   return (
     <div className={`${styles.verdict} ${styles.unknown}`} role="status" aria-label={title}>
       <p className={styles.headline}>
@@ -49,6 +62,7 @@ export function VersusVerdict({ versus, title }: { versus: Versus; title: string
         {versus.difference !== null &&
           `. Difference of the mean rewards after training: ${signed(versus.difference)} (unpaired, no interval).`}
       </p>
+      {note}
     </div>
   );
 }

@@ -1,5 +1,6 @@
 import { useDataset } from '../api/datasetsRetrieve';
 import { usePreview } from '../api/datasetsPreview';
+import { VersionsPanel } from './VersionsPanel';
 
 function cell(value: unknown): string {
   return value === null || value === undefined ? '' : JSON.stringify(value);
@@ -73,7 +74,8 @@ export function DatasetDetail({ datasetId }: { datasetId: number }) {
           </div>
         </>
       )}
-      {preview.data && preview.data.length > 0 && (
+      {d.status === 'valid' && <VersionsPanel datasetId={d.id} />}
+      {d.status !== 'valid' && preview.data && preview.data.length > 0 && (
         <>
           <h3>Preview</h3>
           <div className="table-scroll">
