@@ -114,8 +114,13 @@ def run_one(
     latency: float,
     args: argparse.Namespace,
     server_class: type[Any],
+    workload: Path = WORKLOAD,
 ) -> dict[str, Any]:
-    """One workload process against a fresh server; the workload's JSON plus server counters."""
+    """One workload process against a fresh server; the workload's JSON plus server counters.
+
+    `workload` is the script to run (default this benchmark's; bench/merged_fit runs its
+    own program through the same server, counters and command line).
+    """
     python = interpreter(lib)
     if not python.exists():
         return {"lib": lib, "latency_s": latency, "error": f"no interpreter at {python}"}
@@ -124,7 +129,7 @@ def run_one(
     try:
         command = [
             str(python),
-            str(WORKLOAD),
+            str(workload),
             "--lib",
             lib,
             "--api-base",

@@ -21,7 +21,8 @@ from optimizer_core.variables import Variable
 class RandomFewShot(Optimizer):
     """Propose new few-shot examples drawn from the training rows the module has seen.
 
-    At each step, for every trainable variable that has ``examples``, draw
+    At each step, for one trainable variable that has ``examples`` (in turn, among
+    those with rows to draw from: ``variables[step % count]``), draw
     ``n`` in [`nb_min_examples`, `nb_max_examples`] examples; that set is a new
     candidate. Where they come from depends on the module:
 
@@ -153,17 +154,31 @@ class RandomFewShot(Optimizer):
     async def propose_candidates(
         self, step: int, trainable_variables: list[Variable], context: TrainingContext
     ) -> list[tuple[Variable, JsonDict, list[str], str]]:
-        proposals = []
-        for variable in trainable_variables:
-            if "examples" not in variable.trainable_fields:
-                continue
-            examples = self.sample_examples(variable)
-            if examples is None:
-                continue
-            value = {**variable.get_trainable_json(), "examples": examples}
-            current = variable.get("current_candidate")
-            proposals.append((variable, value, [current] if current else [], "few_shot"))
-        return proposals
+        ready = [
+            v
+            for v in trainable_variables
+            if "examples" in v.trainable_fields and self._has_examples_to_draw(v)
+        ]
+        if not ready:
+            return []
+        # One variable a step, in turn: a step costs one minibatch however many modules
+        # the program has, and a proposal's score is its own variable's doing.
+        variable = ready[step % len(ready)]
+        examples = self.sample_examples(variable)
+        if examples is None:
+            return []
+        value = {**variable.get_trainable_json(), "examples": examples}
+        current = variable.get("current_candidate")
+        return [(variable, value, [current] if current else [], "few_shot")]
+
+    def _has_examples_to_draw(self, variable: Variable) -> bool:
+        """Whether `sample_examples` has anything to draw from (it draws nothing to say)."""
+        predictions = [p for p in variable.get("predictions") or [] if p.get("outputs") is not None]
+        if not predictions:
+            return False
+        if self.labelled_examples and labelled_rows(predictions):
+            return True
+        return bool(scored_well(predictions))
 
     def get_config(self) -> JsonDict:
         return {

@@ -9,6 +9,7 @@ import pytest
 
 import optimizer_core as synalinks
 from optimizer_core.modules.generator import GeneratorState
+from optimizer_core.optimizers import TrainingContext
 from optimizer_core.optimizers.optimizer import softmax, weighted_sample_without_replacement
 from optimizer_core.variables import Variable
 
@@ -265,3 +266,20 @@ async def test_a_model_that_never_answers_right_unshown_learns_from_labelled_exa
     assert (after["reward"] == 1.0) is learns
     if not learns:
         assert after["reward"] == 0.0
+
+
+async def test_one_variable_is_proposed_for_per_step_in_turn() -> None:
+    optimizer = synalinks.optimizers.RandomFewShot(nb_min_examples=1, nb_max_examples=1, seed=0)
+    first, second = scored_variable([1.0, 0.5]), scored_variable([0.8])
+    second.name = "other/state"
+    never = scored_variable([0.0])  # nothing scored: nothing to draw, skipped
+    never.name = "never/state"
+    context = TrainingContext()
+    picked = [
+        [
+            v.name
+            for v, *_ in await optimizer.propose_candidates(step, [first, never, second], context)
+        ]
+        for step in range(4)
+    ]
+    assert picked == [["gen/state"], ["other/state"], ["gen/state"], ["other/state"]]

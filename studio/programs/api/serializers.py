@@ -159,3 +159,16 @@ class TryResultSerializer(serializers.Serializer[dict[str, Any]]):
     trace = TraceEntrySerializer(many=True)
     latency_s = serializers.FloatField()
     usage = serializers.DictField()
+
+
+class TemplateSerializer(serializers.Serializer[dict[str, Any]]):
+    """A starting shape of the "new program" dialog (`studio.programs.templates`)."""
+
+    name = serializers.CharField(help_text="the template's identifier")
+    label = serializers.CharField()
+    description = serializers.CharField()
+    dataset = serializers.CharField(
+        allow_null=True, help_text="the built-in data set it fits (/api/datasets/catalogue/)"
+    )
+    document = JSONField(help_text="the program document, ready to create a program with")
+    layout = JSONField(help_text="where the editor draws each module")

@@ -25,7 +25,7 @@ from rest_framework.response import Response
 from studio.common.errors import FieldErrorsSerializer
 from studio.common.exceptions import FieldError
 from studio.common.parsers import JSONParser
-from studio.programs import services
+from studio.programs import services, templates
 from studio.programs.api.serializers import (
     DiffSerializer,
     DocumentSerializer,
@@ -35,6 +35,7 @@ from studio.programs.api.serializers import (
     ProgramUpdateSerializer,
     ProgramVersionSerializer,
     ProgramVersionSummarySerializer,
+    TemplateSerializer,
     TryRequestSerializer,
     TryResultSerializer,
     ValidationResultSerializer,
@@ -134,6 +135,15 @@ class ProgramViewSet(
         if errors:
             raise DocumentInvalid(errors)
         return Response({"valid": True, "errors": []})
+
+    @extend_schema(
+        operation_id="programs_templates",
+        responses=TemplateSerializer(many=True),
+        description="The starting shapes of a new program: a document and a layout each.",
+    )
+    @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
+    def templates(self, request: Request) -> Response:
+        return Response(TemplateSerializer(templates.catalogue(), many=True).data)
 
     @extend_schema(
         operation_id="programs_try",

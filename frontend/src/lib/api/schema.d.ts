@@ -709,6 +709,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/programs/templates/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The starting shapes of a new program: a document and a layout each. */
+        get: operations["programs_templates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/programs/validate/": {
         parameters: {
             query?: never;
@@ -2045,6 +2062,19 @@ export interface components {
             run?: number | null;
             /** @description a saved version, served with your default language provider */
             program_version?: number | null;
+        };
+        /** @description A starting shape of the "new program" dialog (`studio.programs.templates`). */
+        Template: {
+            /** @description the template's identifier */
+            name: string;
+            label: string;
+            description: string;
+            /** @description the built-in data set it fits (/api/datasets/catalogue/) */
+            dataset: string | null;
+            /** @description the program document, ready to create a program with */
+            document: unknown;
+            /** @description where the editor draws each module */
+            layout: unknown;
         };
         TestVersions: {
             /** @description the baseline's dataset version number */
@@ -3874,6 +3904,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
+    programs_templates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"][];
                 };
             };
         };
