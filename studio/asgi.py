@@ -4,7 +4,10 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from studio.web_server import leave_bodies_to_django
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings.local")
+leave_bodies_to_django()  # under daphne: malformed form bodies reach Django (web_server.py)
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402

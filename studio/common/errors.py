@@ -5,15 +5,19 @@ exceptions it answers:
 
 - a `studio.common.exceptions.DomainError` (what services raise) with its
   ``status``; a Django ``ValidationError`` (keyed by field path) as a 400;
-- a request nested too deeply for Python to walk as a 400 instead of a 500.
+- a request nested too deeply for Python to walk as a 400 instead of a 500;
+- a body Django refuses to read (`request_refusal`): over ``DATA_UPLOAD_MAX_MEMORY_SIZE``
+  as a 413 naming the limit, too many fields or files, a multipart body that does not
+  parse, each as a 400 saying which.
 
 The body is DRF's shape (``{"field.path": ["message"]}``, ``{"detail": "message"}``
 for a problem with the whole request), except in the actions a view lists in
 ``field_errors_actions``: those document their 400s with `FieldErrorsSerializer`
-and answer every 400, request errors included, as ``{"errors": [{path, message}]}``.
+and answer every 400 and 413, request errors included, as ``{"errors": [{path, message}]}``.
 
-`handler404` / `handler500` (wired in ``studio.urls``) answer JSON on /api/ paths;
-other paths keep Django's pages.
+`handler400` / `handler404` / `handler500` (wired in ``studio.urls``) answer JSON on /api/
+paths (a body refused before a view runs, by a middleware, included); other paths keep
+Django's pages.
 """
 
 from __future__ import annotations
@@ -21,15 +25,23 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.conf import settings
+from django.core.exceptions import (
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.views import defaults
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from studio.common.exceptions import DomainError
+from studio.common.exceptions import DomainError, TooLarge
 from studio.common.jsondepth import MAX_DEPTH
+from studio.common.sizes import describe_size
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +86,31 @@ def domain_error_detail(error: DomainError) -> dict[str, Any]:
     return detail
 
 
+def request_refusal(exc: BaseException) -> DomainError | None:
+    """What Django's refusal to read a request body says to the client, or None.
+
+    Django raises these while reading ``request.body`` / ``request.POST`` (in a view,
+    a parser or a middleware) and would answer a bare "bad request".
+    """
+    if isinstance(exc, RequestDataTooBig):
+        return TooLarge(
+            f"the request body is larger than the limit of "
+            f"{describe_size(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}; "
+            "upload data sets as files, and predict many rows with a batch job"
+        )
+    if isinstance(exc, TooManyFieldsSent):
+        return DomainError(
+            f"the request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS:,} form fields"
+        )
+    if isinstance(exc, TooManyFilesSent):
+        return DomainError(
+            f"the request has more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES:,} files"
+        )
+    if isinstance(exc, MultiPartParserError):
+        return DomainError(f"the multipart body does not parse: {str(exc)[:200]}")
+    return None
+
+
 def _answers_field_errors(context: dict[str, Any]) -> bool:
     view = context.get("view")
     return getattr(view, "action", None) in getattr(view, "field_errors_actions", ())
@@ -83,6 +120,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """The API's exception handler (``REST_FRAMEWORK["EXCEPTION_HANDLER"]``)."""
     if isinstance(exc, DjangoValidationError):
         exc = DomainError.from_django(exc)
+    exc = request_refusal(exc) or exc
     if isinstance(exc, DomainError):
         response: Response | None = Response(domain_error_detail(exc), status=exc.status)
     elif isinstance(exc, RecursionError):
@@ -93,7 +131,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         )
     else:
         response = drf_exception_handler(exc, context)
-    if response is not None and response.status_code == 400 and _answers_field_errors(context):
+    if (
+        response is not None
+        and response.status_code in (400, 413)
+        and _answers_field_errors(context)
+    ):
         if isinstance(exc, DomainError):  # its own order, not grouped by path
             response.data = {"errors": [problem.as_json() for problem in exc.errors]}
         elif not (isinstance(response.data, dict) and set(response.data) == {"errors"}):
@@ -107,6 +149,9 @@ def _is_api(request: HttpRequest) -> bool:
 
 def handler400(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     if _is_api(request):
+        refusal = request_refusal(exception) if exception is not None else None
+        if refusal is not None:
+            return JsonResponse(domain_error_detail(refusal), status=refusal.status)
         return JsonResponse({"detail": "bad request"}, status=400)
     return defaults.bad_request(request, exception)
 

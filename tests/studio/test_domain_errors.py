@@ -43,4 +43,4 @@ def test_provider_error_answers_400_at_its_path(api):
     response = api.post("/api/providers/", body, format="json")
     assert response.status_code == 400
     assert list(response.json()) == ["params.api_key"]
-    assert "not allowed" in response.json()["params.api_key"][0]
+    assert "is not a setting of openai providers" in response.json()["params.api_key"][0]

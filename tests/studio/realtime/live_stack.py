@@ -94,7 +94,8 @@ class LiveStack:
             )
         )  # fmt: skip
 
-    def start(self) -> None:
+    def start(self, *, worker: bool = True) -> None:
+        """daphne, and (unless ``worker=False``) a Celery worker; back once they answer."""
         self._spawn(
             "web",
             [
@@ -106,14 +107,15 @@ class LiveStack:
                 "studio.asgi:application",
             ],
         )
-        self._spawn(
-            "worker",
-            [str(BIN / "celery"), "-A", "studio", "worker", "--pool=solo", "--loglevel=INFO",
-             "--without-gossip", "--without-mingle", "--without-heartbeat"],
-        )  # fmt: skip
+        if worker:
+            self._spawn(
+                "worker",
+                [str(BIN / "celery"), "-A", "studio", "worker", "--pool=solo", "--loglevel=INFO",
+                 "--without-gossip", "--without-mingle", "--without-heartbeat"],
+            )  # fmt: skip
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            worker_log = (self.workdir / "worker.log").read_bytes()
+            worker_log = (self.workdir / "worker.log").read_bytes() if worker else b"ready."
             web_up = False
             with (
                 contextlib.suppress(OSError),
@@ -152,6 +154,10 @@ class LiveStack:
         out = self.manage_module("setup", api_base, str(epochs), str(batch_size))
         return dict(json.loads(out.strip().splitlines()[-1]))
 
+    def setup_deployment(self) -> dict[str, Any]:
+        """A new user, its token and a deployment ``capitals`` of a program version."""
+        return dict(json.loads(self.manage_module("deployment").strip().splitlines()[-1]))
+
     def create_token(self) -> str:
         """A new user and its API token, for tests that go through the REST API."""
         return str(json.loads(self.manage_module("token").strip().splitlines()[-1])["token"])
@@ -166,9 +172,9 @@ class LiveStack:
         return done.stdout
 
     @contextlib.contextmanager
-    def running(self) -> Iterator[LiveStack]:
+    def running(self, *, worker: bool = True) -> Iterator[LiveStack]:
         self.migrate()
-        self.start()
+        self.start(worker=worker)
         try:
             yield self
         finally:
@@ -249,6 +255,23 @@ def _token() -> None:
     print(json.dumps({"token": Token.objects.create(user=user).key}))
 
 
+def _deployment() -> None:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from studio.deployments.services import deploy
+    from tests.studio.runs.factories import make_version
+
+    user = get_user_model().objects.create_user(f"deploy{os.getpid()}", password="x" * 20)
+    version = make_version(user)
+    deploy(owner=user, name="capitals", program_version=version)
+    token = Token.objects.create(user=user).key
+    print(json.dumps({"token": token, "deployment": "capitals", "program_version": version.pk}))
+
+
 def _setup(api_base: str, epochs: int, batch_size: int) -> None:
     import django
 
@@ -282,6 +305,8 @@ if __name__ == "__main__":
         _setup(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "token":
         _token()
+    elif sys.argv[1] == "deployment":
+        _deployment()
     elif sys.argv[1] == "setup-idle":
         _setup_idle()
     elif sys.argv[1] == "emit":
