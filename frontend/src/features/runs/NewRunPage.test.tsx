@@ -153,6 +153,7 @@ describe('NewRunPage', () => {
           params: {
             algorithm: 'ga',
             selection: 'softmax',
+            prompts: 'auto',
             population_size: 10,
             k_nearest_fitter: 5,
             mutation_temperature: 0.3,
@@ -294,7 +295,10 @@ describe('NewRunPage', () => {
       /^≈ .+ \(from your last 2 runs on this provider, 2\.5 calls\/s\)$/,
     );
     expect(screen.getByTestId('estimate-tokens')).toHaveTextContent('tokens unknown');
-    expect(calls.map((c) => c.url)).toContain('/api/runs/throughput/?provider=1&program=1');
+    // The optimizer is asked about too: runs with it give its own pace.
+    expect(calls.map((c) => c.url)).toContain(
+      '/api/runs/throughput/?provider=1&program=1&optimizer=RandomFewShot',
+    );
   });
 
   it('says so when the catalogue cannot be read', async () => {
