@@ -11,8 +11,9 @@ stores the progress and the usage, and emits a ``progress`` event
 Its states follow `BatchJob.TRANSITIONS`, changed by `BatchJob.lifecycle` only,
 the same claim, heartbeat and watcher as a run's (`studio.common.lifecycle`).
 
-A row that does not fit the program's input DataModel, or whose prediction
-fails, gets its error in its line; the job goes on. A worker that dies leaves a
+A row larger than the deployment's ``max_input_bytes``, one that does not fit the
+program's input DataModel, or one whose prediction fails gets its error in its line
+(nothing is sent to the model for the first two); the job goes on. A worker that dies leaves a
 job whose heartbeat goes stale: the task's next delivery claims it again and
 resumes after the last complete line of its results file.
 
@@ -255,7 +256,9 @@ async def _run(job: BatchJob) -> None:
     for start in range(processed, len(inputs), CHUNK):
         rows = list(range(start, min(start + CHUNK, len(inputs))))
         problems = {
-            index: services.input_errors(job.target, program, inputs[index], "input")
+            index: services.row_problems(
+                job.deployment, job.target, program, inputs[index], "input"
+            )
             for index in rows
         }
         runnable = [index for index in rows if not problems[index]]

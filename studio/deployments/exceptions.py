@@ -5,6 +5,8 @@
     DomainError                 400
      ├── DeploymentError        400  a deploy / switch / batch request that cannot be honoured
      ├── InputInvalid           400  a prediction input that does not fit the program
+     ├── TooLarge               413
+     │    └── InputTooLarge     413  an input over the deployment's max_input_bytes
      ├── Conflict               409
      │    └── NotServable       409  no provider to call, nothing to roll back to
      └── PredictionFailed       502  the provider failed the prediction
@@ -12,7 +14,7 @@
 
 from __future__ import annotations
 
-from studio.common.exceptions import Conflict, DomainError
+from studio.common.exceptions import Conflict, DomainError, TooLarge
 
 
 class DeploymentError(DomainError):
@@ -21,6 +23,10 @@ class DeploymentError(DomainError):
 
 class InputInvalid(DomainError):
     """Prediction inputs that do not fit the program's input DataModels (one error per field)."""
+
+
+class InputTooLarge(TooLarge):
+    """Prediction inputs larger than the deployment takes (one error per input; nothing called)."""
 
 
 class NotServable(Conflict):

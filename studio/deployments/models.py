@@ -10,12 +10,19 @@ same shape as a run's `RunEvent` (see `studio.common.event_log`).
 """
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from studio.common.lifecycle import Lifecycle
 from studio.deployments.events import BATCH_EVENTS
 
 NAME_MAX_LENGTH = 50
+
+MAX_INPUT_BYTES_DEFAULT = 256 * 1024
+"""The largest prediction input a new deployment takes, as compact UTF-8 JSON."""
+MAX_INPUT_BYTES_RANGE = (1024, 4 * 1024 * 1024)
+"""What an owner may set it to: 1 kB to 4 MB (about a million tokens, past any model's
+context; and under the 10 MB a request body may hold)."""
 
 
 class Deployment(models.Model):
@@ -29,6 +36,15 @@ class Deployment(models.Model):
     )
     previous = models.ForeignKey(
         "DeploymentTarget", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    max_input_bytes = models.PositiveIntegerField(
+        default=MAX_INPUT_BYTES_DEFAULT,
+        validators=[
+            MinValueValidator(MAX_INPUT_BYTES_RANGE[0]),
+            MaxValueValidator(MAX_INPUT_BYTES_RANGE[1]),
+        ],
+        help_text="the largest input (compact UTF-8 JSON) a prediction or a batch row may "
+        "carry; a larger one is refused before any model is called",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

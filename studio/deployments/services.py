@@ -6,17 +6,19 @@ or a saved program version. The program is rebuilt from that document through
 and pointed at the owner's provider with `Program.set_language_model`: the
 run's provider for a run, the owner's default language provider for a version.
 
-Inputs are checked against the program's input DataModels before any model is
-called, and every problem answers with its field path (``input.query``,
-``inputs[2].query``). Each prediction request records its cost (LM calls,
-tokens, cost, latency, from the engine's `Usage` accounting) in the
-deployment's `DeploymentUsage` row of the day.
+Inputs are checked before any model is called: each against the deployment's
+``max_input_bytes`` (a larger one is a 413, `InputTooLarge`), then against the
+program's input DataModels; every problem answers with its field path
+(``input.query``, ``inputs[2].query``), the first `MAX_LISTED` of them listed. Each
+prediction request records its cost (LM calls, tokens, cost, latency, from the engine's
+`Usage` accounting) in the deployment's `DeploymentUsage` row of the day.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import time
 from typing import Any
 
@@ -27,13 +29,20 @@ from django.utils import timezone
 
 from optimizer_core.language_models import Usage
 from studio.common.exceptions import FieldError
+from studio.common.sizes import describe_size
 from studio.deployments.exceptions import (
     DeploymentError,
     InputInvalid,
+    InputTooLarge,
     NotServable,
     PredictionFailed,
 )
-from studio.deployments.models import Deployment, DeploymentTarget, DeploymentUsage
+from studio.deployments.models import (
+    MAX_INPUT_BYTES_RANGE,
+    Deployment,
+    DeploymentTarget,
+    DeploymentUsage,
+)
 from studio.programs.documents import DocumentInvalid, load_program
 from studio.programs.models import ProgramVersion
 from studio.providers.redaction import redact
@@ -44,6 +53,8 @@ Reason = DeploymentTarget.Reason
 
 MAX_INPUTS = 100
 """Inputs one prediction request may carry; larger sets go through a batch job."""
+MAX_LISTED = 20
+"""Problems one refusal lists (50,000 unknown keys are 20 and a count of the rest)."""
 
 _USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "cost")
 
@@ -90,26 +101,45 @@ def _target_fields(*, run: Run | None, program_version: ProgramVersion | None) -
     }
 
 
+def _checked_max_input_bytes(value: int) -> int:
+    low, high = MAX_INPUT_BYTES_RANGE
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise DeploymentError(
+            f"the largest input must be from {low:,} to {high:,} bytes, got {value!r}",
+            path="max_input_bytes",
+        )
+    return value
+
+
 def deploy(
     *,
     owner: Any,
     name: str,
     run: Run | None = None,
     program_version: ProgramVersion | None = None,
+    max_input_bytes: int | None = None,
 ) -> Deployment:
     """Serve a run's trained program (or a version's) under ``name``.
 
+    Args:
+        max_input_bytes: the largest input it takes (default: `MAX_INPUT_BYTES_DEFAULT`).
+
     Raises:
-        DeploymentError: the name is taken, the run has no trained program, or
-            the document does not load.
+        DeploymentError: the name is taken, the run has no trained program, the
+            document does not load, or ``max_input_bytes`` is out of its range.
     """
+    settings = (
+        {}
+        if max_input_bytes is None
+        else {"max_input_bytes": _checked_max_input_bytes(max_input_bytes)}
+    )
     fields = _target_fields(run=run, program_version=program_version)
     taken = DeploymentError(f"you already have a deployment named {name!r}", path="name")
     if Deployment.objects.filter(owner=owner, name=name).exists():
         raise taken
     try:
         with transaction.atomic():
-            deployment = Deployment.objects.create(owner=owner, name=name)
+            deployment = Deployment.objects.create(owner=owner, name=name, **settings)
             target = DeploymentTarget.objects.create(
                 deployment=deployment, reason=Reason.DEPLOY, **fields
             )
@@ -148,6 +178,21 @@ def switch(
     return _move(
         deployment, _target_fields(run=run, program_version=program_version), Reason.SWITCH
     )
+
+
+def configure(deployment: Deployment, *, max_input_bytes: int | None = None) -> Deployment:
+    """Change a deployment's settings (those given); it serves the same target.
+
+    Raises:
+        DeploymentError: a setting is out of its range (``max_input_bytes``); nothing changed.
+    """
+    changes: JsonDict = {}
+    if max_input_bytes is not None:
+        changes["max_input_bytes"] = _checked_max_input_bytes(max_input_bytes)
+    if changes:
+        Deployment.objects.filter(pk=deployment.pk).update(**changes, updated_at=timezone.now())
+        deployment.refresh_from_db()
+    return deployment
 
 
 def rollback(deployment: Deployment) -> Deployment:
@@ -238,6 +283,32 @@ def _model_errors(model: type[Any], value: Any, path: str) -> list[FieldError]:
     return []
 
 
+def input_size(value: Any) -> int:
+    """An input's size as its model is sent it: compact JSON, UTF-8 bytes."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def size_error(value: Any, path: str, limit: int) -> FieldError | None:
+    """Why one input is too large for a deployment that takes ``limit`` bytes, or None."""
+    size = input_size(value)
+    if size <= limit:
+        return None
+    return FieldError(
+        path,
+        f"this input is {describe_size(size)}, larger than this deployment takes: "
+        f"{describe_size(limit)} per input (its max_input_bytes setting)",
+    )
+
+
+def capped(problems: list[FieldError], path: str) -> list[FieldError]:
+    """The first `MAX_LISTED` problems, and at ``path`` how many more there are."""
+    if len(problems) <= MAX_LISTED:
+        return problems
+    more = len(problems) - MAX_LISTED
+    return [*problems[:MAX_LISTED], FieldError(path, f"and {more:,} more problems, not listed")]
+
+
 def input_errors(target: DeploymentTarget, program: Any, value: Any, path: str) -> list[FieldError]:
     """What is wrong with one prediction input (``[]``: it fits the program).
 
@@ -253,6 +324,16 @@ def input_errors(target: DeploymentTarget, program: Any, value: Any, path: str) 
     for index, (model, item) in enumerate(zip(models, value, strict=True)):
         found.extend(_model_errors(model, item, f"{path}[{index}]"))
     return found
+
+
+def row_problems(
+    deployment: Deployment, target: DeploymentTarget, program: Any, value: Any, path: str
+) -> list[FieldError]:
+    """What stops one batch row from being predicted: its size, else its fit (capped)."""
+    too_large = size_error(value, path, deployment.max_input_bytes)
+    if too_large is not None:
+        return [too_large]
+    return capped(input_errors(target, program, value, path), path)
 
 
 # Predictions ----------------------------------------------------------------------------------
@@ -329,12 +410,24 @@ def predict(deployment: Deployment, *, values: list[Any], path: str) -> JsonDict
         ``{"target", "predictions": [Prediction], "usage", "latency_s"}``.
 
     Raises:
+        InputTooLarge: an input is larger than the deployment's ``max_input_bytes``
+            (nothing was called).
         InputInvalid: an input does not fit the program (nothing was called).
         NotServable: there is no provider to call.
         OutgoingRefused: the outgoing-request policy refuses where the provider points.
     """
     from studio.providers.services import refusal_of
 
+    def where(index: int) -> str:
+        return path if path == "input" else f"{path}[{index}]"
+
+    oversized = [
+        problem
+        for index, value in enumerate(values)
+        if (problem := size_error(value, where(index), deployment.max_input_bytes))
+    ]
+    if oversized:
+        raise InputTooLarge(capped(oversized, path))
     target = DeploymentTarget.objects.select_related("run__provider", "program_version").get(
         pk=deployment.target_id
     )
@@ -342,10 +435,9 @@ def predict(deployment: Deployment, *, values: list[Any], path: str) -> JsonDict
     program = build_program(target, language_model)
     problems: list[FieldError] = []
     for index, value in enumerate(values):
-        where = path if path == "input" else f"{path}[{index}]"
-        problems.extend(input_errors(target, program, value, where))
+        problems.extend(input_errors(target, program, value, where(index)))
     if problems:
-        raise InputInvalid(problems)
+        raise InputInvalid(capped(problems, path))
     started, spent_before = time.perf_counter(), language_model.usage.snapshot()
     predictions = asyncio.run(predict_values(program, values))
     latency = time.perf_counter() - started

@@ -14,6 +14,7 @@ from studio.datasets.models import Dataset
 from studio.deployments import services
 from studio.deployments.batch import SPLITS
 from studio.deployments.models import (
+    MAX_INPUT_BYTES_RANGE,
     NAME_MAX_LENGTH,
     BatchJob,
     Deployment,
@@ -107,6 +108,7 @@ class DeploymentSerializer(serializers.ModelSerializer):
             "previous",
             "predict_url",
             "usage",
+            "max_input_bytes",
             "created_at",
             "updated_at",
         ]
@@ -121,6 +123,22 @@ class DeploymentSerializer(serializers.ModelSerializer):
     @extend_schema_field(UsageTotalsSerializer)
     def get_usage(self, deployment: Deployment) -> dict[str, Any]:
         return services.usage_totals(deployment.usage.all())
+
+
+def _max_input_bytes() -> serializers.IntegerField:
+    low, high = MAX_INPUT_BYTES_RANGE
+    return serializers.IntegerField(
+        min_value=low,
+        max_value=high,
+        required=False,
+        help_text="the largest input (compact UTF-8 JSON) a prediction or a batch row may "
+        f"carry, {low:,} to {high:,} bytes; a larger one answers 413 and is never sent to "
+        "the model (default 262,144: 256 kB)",
+    )
+
+
+class DeploymentSettingsSerializer(serializers.Serializer[dict[str, Any]]):
+    max_input_bytes = _max_input_bytes()
 
 
 class DeploymentCreateSerializer(serializers.Serializer[dict[str, Any]]):
@@ -143,6 +161,8 @@ class DeploymentCreateSerializer(serializers.Serializer[dict[str, Any]]):
         help_text="a saved version, served with your default language provider",
     )
 
+    max_input_bytes = _max_input_bytes()
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if (attrs.get("run") is None) == (attrs.get("program_version") is None):
             raise serializers.ValidationError("give either `run` or `program_version`")
@@ -151,6 +171,7 @@ class DeploymentCreateSerializer(serializers.Serializer[dict[str, Any]]):
 
 class SwitchSerializer(DeploymentCreateSerializer):
     name = None  # type: ignore[assignment]
+    max_input_bytes = None  # type: ignore[assignment]
 
 
 class PredictRequestSerializer(serializers.Serializer[dict[str, Any]]):

@@ -34,6 +34,7 @@ from studio.deployments.api.serializers import (
     BatchJobSerializer,
     DeploymentCreateSerializer,
     DeploymentSerializer,
+    DeploymentSettingsSerializer,
     DeploymentTargetSerializer,
     PredictRequestSerializer,
     PredictResultSerializer,
@@ -48,6 +49,11 @@ USAGE_DAYS = 90
 
 _INVALID = OpenApiResponse(FieldErrorsSerializer, description="the request is not valid")
 _CONFLICT = OpenApiResponse(description="no provider to call, or nothing to roll back to")
+_TOO_LARGE = OpenApiResponse(
+    FieldErrorsSerializer,
+    description="an input larger than the deployment's max_input_bytes (nothing was sent to "
+    "the model), or a body over the server's request limit",
+)
 
 
 class _DownloadRenderer(renderers.BaseRenderer):
@@ -91,7 +97,7 @@ class DeploymentViewSet(
     lookup_field = "name"
     lookup_value_regex = NAME_PATTERN
     filter_backends: list[Any] = []
-    field_errors_actions = ("create", "predict", "switch", "rollback")
+    field_errors_actions = ("create", "predict", "switch", "rollback", "partial_update")
 
     def get_queryset(self) -> QuerySet[Deployment]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
@@ -125,8 +131,22 @@ class DeploymentViewSet(
             name=data["name"],
             run=data.get("run"),
             program_version=data.get("program_version"),
+            max_input_bytes=data.get("max_input_bytes"),
         )
         return self._detail(deployment, status.HTTP_201_CREATED)
+
+    @extend_schema(
+        operation_id="deployments_partial_update",
+        request=DeploymentSettingsSerializer,
+        responses={200: DeploymentSerializer, 400: _INVALID},
+    )
+    def partial_update(self, request: Request, name: str | None = None) -> Response:
+        """Change the deployment's settings (its target changes through switch)."""
+        deployment = self.get_object()
+        body = DeploymentSettingsSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        services.configure(deployment, **body.validated_data)
+        return self._detail(deployment)
 
     def perform_destroy(self, instance: Deployment) -> None:
         services.delete_deployment(instance)
@@ -138,6 +158,7 @@ class DeploymentViewSet(
             200: PredictResultSerializer,
             400: _INVALID,
             409: _CONFLICT,
+            413: _TOO_LARGE,
             502: OpenApiResponse(description="the provider failed the prediction"),
         },
     )

@@ -92,6 +92,35 @@ describe('DeploymentPage', () => {
     expect(screen.getByTestId('previous')).toHaveTextContent('run #4');
   });
 
+  it('shows the largest input it takes and lets its owner change it', async () => {
+    const user = userEvent.setup();
+    const routes: Record<string, [number, unknown]> = {
+      ...COMMON,
+      'GET /api/deployments/capitals/': [200, deployment()],
+      'PATCH /api/deployments/capitals/': [200, { ...deployment(), max_input_bytes: 524288 }],
+    };
+    const calls = mockFetch(routes);
+    renderPage();
+    expect(await screen.findByTestId('input-limit')).toHaveTextContent('Largest input: 256 kB.');
+    const form = screen.getByRole('form', { name: 'Limits' });
+    const field = within(form).getByLabelText('Largest input (kB)');
+    expect(field).toHaveValue('256');
+    const save = within(form).getByRole('button', { name: 'Save' });
+    expect(save).toBeDisabled(); // nothing changed yet
+    await user.clear(field);
+    await user.type(field, '5000');
+    expect(within(form).getByText('a whole number of kB from 1 to 4096')).toBeInTheDocument();
+    expect(save).toBeDisabled();
+    await user.clear(field);
+    await user.type(field, '512');
+    routes['GET /api/deployments/capitals/'] = [200, { ...deployment(), max_input_bytes: 524288 }];
+    await user.click(save);
+    await waitFor(() =>
+      expect(screen.getByTestId('input-limit')).toHaveTextContent('Largest input: 512 kB.'),
+    );
+    expect(calls.find((c) => c.method === 'PATCH')?.body).toEqual({ max_input_bytes: 524288 });
+  });
+
   it('"Use it" shows the real URL, the input schema and curl / Python snippets', async () => {
     const user = userEvent.setup();
     const calls = mockFetch({

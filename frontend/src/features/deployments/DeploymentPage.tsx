@@ -8,6 +8,7 @@ import { useSwitchDeployment } from './api/deploymentsSwitch';
 import type { Deployment, TargetChoice } from './api/types';
 import { BatchTab } from './components/BatchTab';
 import { HistoryTable } from './components/HistoryTable';
+import { InputLimit } from './components/InputLimit';
 import { TargetPicker } from './components/TargetPicker';
 import { targetLabel } from './components/targetLabel';
 import { UsagePanel } from './components/UsagePanel';
@@ -137,6 +138,7 @@ export default function DeploymentPage() {
           {tab === 'overview' && (
             <div style={{ display: 'flex', flexDirection: 'column', gap: 14 }}>
               <Serving deployment={data} />
+              <InputLimit deployment={data} />
               <UsagePanel name={name} />
               <HistoryTable deployment={data} />
             </div>

@@ -42,6 +42,7 @@ export const deployment = (current = target(11, 3), previous: unknown = null) =>
   previous,
   predict_url: 'http://studio.test/api/deployments/capitals/predict/',
   usage: USAGE,
+  max_input_bytes: 262144,
   created_at: '2026-01-01T00:00:00Z',
   updated_at: '2026-01-01T00:00:00Z',
 });

@@ -492,7 +492,8 @@ export interface paths {
         delete: operations["deployments_destroy"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** @description Change the deployment's settings (its target changes through switch). */
+        patch: operations["deployments_partial_update"];
         trace?: never;
     };
     "/api/deployments/{name}/history/": {
@@ -1337,6 +1338,8 @@ export interface components {
             /** @description Where scripts POST their inputs (absolute when the request is known). */
             readonly predict_url: string;
             readonly usage: components["schemas"]["UsageTotals"];
+            /** @description the largest input (compact UTF-8 JSON) a prediction or a batch row may carry; a larger one is refused before any model is called */
+            readonly max_input_bytes: number;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1349,6 +1352,8 @@ export interface components {
             run?: number | null;
             /** @description a saved version, served with your default language provider */
             program_version?: number | null;
+            /** @description the largest input (compact UTF-8 JSON) a prediction or a batch row may carry, 1,024 to 4,194,304 bytes; a larger one answers 413 and is never sent to the model (default 262,144: 256 kB) */
+            max_input_bytes?: number;
         };
         DeploymentTarget: {
             readonly id: number;
@@ -1714,6 +1719,10 @@ export interface components {
         PatchedDatasetUpdateRequest: {
             name?: string;
             description?: string;
+        };
+        PatchedDeploymentSettingsRequest: {
+            /** @description the largest input (compact UTF-8 JSON) a prediction or a batch row may carry, 1,024 to 4,194,304 bytes; a larger one answers 413 and is never sent to the model (default 262,144: 256 kB) */
+            max_input_bytes?: number;
         };
         PatchedProgramUpdateRequest: {
             name?: string;
@@ -3384,6 +3393,42 @@ export interface operations {
             };
         };
     };
+    deployments_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedDeploymentSettingsRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedDeploymentSettingsRequest"];
+                "multipart/form-data": components["schemas"]["PatchedDeploymentSettingsRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deployment"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
     deployments_history: {
         parameters: {
             query?: never;
@@ -3445,6 +3490,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description an input larger than the deployment's max_input_bytes (nothing was sent to the model), or a body over the server's request limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
             };
             /** @description the provider failed the prediction */
             502: {

@@ -3,6 +3,7 @@ import type { components } from '@/lib/api/schema';
 /** Named shortcuts to the generated deployments types. */
 type S = components['schemas'];
 export type Deployment = S['Deployment'];
+export type DeploymentSettings = S['PatchedDeploymentSettingsRequest'];
 export type DeploymentTarget = S['DeploymentTarget'];
 export type UsageTotals = S['UsageTotals'];
 export type Usage = S['Usage'];

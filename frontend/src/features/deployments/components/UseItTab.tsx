@@ -4,6 +4,7 @@ import { ApiError } from '@/lib/api/errors';
 import { usePredict } from '../api/deploymentsPredict';
 import { useToken } from '../api/authToken';
 import type { Deployment } from '../api/types';
+import { describeBytes } from '../model/inputLimit';
 import { curlSnippet, exampleInput, pythonSnippet } from '../model/snippets';
 
 function Snippet({ title, text }: { title: string; text: string }) {
@@ -62,7 +63,8 @@ export function UseItTab({ deployment }: { deployment: Deployment }) {
           Send <code className="mono">{'{"input": …}'}</code> for one prediction or{' '}
           <code className="mono">{'{"inputs": [ … ]}'}</code> for up to 100, with your API token in{' '}
           <code className="mono">Authorization: Token …</code>. An input that does not fit the
-          schema below answers 400 with the path of each bad field.
+          schema below answers 400 with the path of each bad field; one larger than{' '}
+          {describeBytes(deployment.max_input_bytes)} answers 413.
         </p>
         <div className="page-head">
           <button type="button" className="btn btn-small" onClick={() => token.mutate()}>
