@@ -310,19 +310,29 @@ class ThroughputSerializer(serializers.Serializer[dict[str, Any]]):
 
     provider = serializers.IntegerField()
     local = serializers.BooleanField(help_text="the bundled offline model")
+    optimizer = serializers.CharField(
+        allow_null=True, help_text="the catalogue name of the optimizer asked about; null if none"
+    )
     runs = serializers.IntegerField(help_text="finished runs calls_per_second is the median of")
     calls_per_second = serializers.FloatField(
         allow_null=True,
-        help_text="LM calls per second of a run's wall time, median over the provider's last "
-        "finished runs (at most 5); null without one",
+        help_text="LM calls per second of a run's wall time, median over the last finished runs "
+        "(at most 5) with the optimizer on this provider, else with any; null without one",
+    )
+    pace_from = serializers.ChoiceField(
+        choices=["optimizer", "provider"],
+        allow_null=True,
+        help_text="whose runs calls_per_second comes from: the optimizer's on this provider, or "
+        "any on it; null without one",
     )
     tokens_per_call = serializers.FloatField(
         allow_null=True,
         help_text="tokens (prompt + completion) per call, median over the last runs of the same "
-        "program on this provider, else of any program on it; null without one",
+        "program with the optimizer on this provider, else of the program, else of the "
+        "optimizer, else of any run on it; null without one",
     )
     tokens_from = serializers.ChoiceField(
-        choices=["program", "provider"],
+        choices=["program_optimizer", "program", "optimizer", "provider"],
         allow_null=True,
         help_text="whose runs tokens_per_call comes from",
     )

@@ -6,7 +6,7 @@ from typing import Any
 
 import django_filters
 from django import forms
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -37,7 +37,11 @@ from studio.runs.catalogue import run_catalogue
 from studio.runs.compare import compare_runs
 from studio.runs.models import Run
 from studio.runs.optimizer_lineage import run_lineage
-from studio.runs.optimizer_names import optimizer_spellings
+from studio.runs.optimizer_names import (
+    catalogue_optimizer,
+    catalogue_optimizers,
+    with_optimizer,
+)
 from studio.runs.throughput import provider_throughput
 
 EVENTS_PAGE_DEFAULT = 500
@@ -91,13 +95,19 @@ class RunFilter(django_filters.FilterSet):
         fields = ["state", "program_version", "dataset", "provider", "program", "parent"]
 
     def filter_optimizer(self, queryset: QuerySet[Run], name: str, value: str) -> QuerySet[Run]:
-        # compile_config.optimizer is a name, or {"name": ..., "params": ...}, in any of the
-        # spellings the engine's lookup takes ("omega", "OMEGA").
-        matches = Q()
-        for spelling in optimizer_spellings(value):
-            matches |= Q(compile_config__optimizer__name__iexact=spelling)
-            matches |= Q(compile_config__optimizer__iexact=spelling)
-        return queryset.filter(matches)
+        return with_optimizer(queryset, value)
+
+
+def _optimizer_param(request: Request) -> str | None:
+    """The catalogue name of the optimizer `?optimizer=` names; None when absent."""
+    raw = request.query_params.get("optimizer")
+    if raw in (None, ""):
+        return None
+    name = catalogue_optimizer(raw) if len(raw) <= 200 else None
+    if name is None:
+        known = ", ".join(catalogue_optimizers())
+        raise ValidationError({"optimizer": f"unknown optimizer {raw[:200]!r}: one of {known}"})
+    return name
 
 
 def _int_param(request: Request, name: str, default: int, *, low: int, high: int) -> int:
@@ -276,11 +286,18 @@ class RunViewSet(
                 OpenApiTypes.INT,
                 description="the program to train: its runs give tokens per call first",
             ),
+            OpenApiParameter(
+                "optimizer",
+                OpenApiTypes.STR,
+                description="the optimizer to train with, a catalogue name (any spelling the "
+                "engine takes): its runs give calls per second and tokens per call first",
+            ),
         ],
         responses={200: ThroughputSerializer},
         description="What your recent finished runs on a provider measured: calls per second "
-        "of wall time, tokens per call, cost per token (medians over the last 5). The run "
-        "form turns its call estimate into a duration, tokens and a cost with them.",
+        "of wall time, tokens per call, cost per token (medians over the last 5), from runs "
+        "with the same optimizer (and program) first. The run form turns its call estimate "
+        "into a duration, tokens and a cost with them.",
     )
     @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
     def throughput(self, request: Request) -> Response:
@@ -292,7 +309,12 @@ class RunViewSet(
             return Response({"detail": f"provider {provider_id} not found"}, status=404)
         program = request.query_params.get("program")
         program_id = _int_param(request, "program", 0, low=1, high=2**63 - 1) if program else None
-        figures = provider_throughput(owner=request.user, provider=provider, program_id=program_id)
+        figures = provider_throughput(
+            owner=request.user,
+            provider=provider,
+            program_id=program_id,
+            optimizer=_optimizer_param(request),
+        )
         return Response(ThroughputSerializer(figures).data)
 
 

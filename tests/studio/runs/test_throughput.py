@@ -28,6 +28,7 @@ def finished_run(
     version: Any = None,
     state: str = Run.State.SUCCEEDED,
     ended_ago_s: float = 0.0,
+    compile_config: dict[str, Any] | None = None,
 ) -> Run:
     end = timezone.now() - timedelta(seconds=ended_ago_s)
     return Run.objects.create(
@@ -35,7 +36,7 @@ def finished_run(
         program_version=version or make_version(owner),
         dataset=make_dataset(owner),
         provider=provider,
-        compile_config=COMPILE_CONFIG,
+        compile_config=compile_config or COMPILE_CONFIG,
         fit_config={"epochs": 1},
         state=state,
         usage={"calls": calls, "total_tokens": tokens, "cost": cost},
@@ -103,8 +104,10 @@ def test_a_provider_without_finished_runs_gives_no_figures(api, user):
     assert figures == {
         "provider": provider.pk,
         "local": False,
+        "optimizer": None,
         "runs": 0,
         "calls_per_second": None,
+        "pace_from": None,
         "tokens_per_call": None,
         "tokens_from": None,
         "tokens_runs": 0,
@@ -158,3 +161,47 @@ def test_a_malformed_program_is_a_400_naming_it(api, user):
     response = api.get(URL, {"provider": provider.pk, "program": "1; drop table"})
     assert response.status_code == 400
     assert "program" in response.json() and "integer" in str(response.json()["program"])
+
+
+def test_the_optimizers_own_runs_give_the_pace_and_tokens_first(api, user):
+    provider = make_provider(user, "http://provider.invalid/v1")
+    omega = {**COMPILE_CONFIG, "optimizer": {"name": "omega", "params": {}}}
+    finished_run(user, provider, calls=100, seconds=100, tokens=50_000, compile_config=omega)
+    finished_run(user, provider, calls=400, seconds=100, tokens=40_000)  # RandomFewShot
+
+    with_omega = api.get(URL, {"provider": provider.pk, "optimizer": "OMEGA"}).json()
+    assert with_omega["optimizer"] == "OMEGA" and with_omega["pace_from"] == "optimizer"
+    assert with_omega["runs"] == 1 and with_omega["calls_per_second"] == pytest.approx(1.0)
+    assert with_omega["tokens_from"] == "optimizer"
+    assert with_omega["tokens_per_call"] == pytest.approx(500)
+
+    # Without OMEGA runs measured, the provider's runs in general, said so.
+    Run.objects.filter(compile_config=omega).delete()
+    fallback = api.get(URL, {"provider": provider.pk, "optimizer": "omega"}).json()
+    assert fallback["optimizer"] == "OMEGA" and fallback["pace_from"] == "provider"
+    assert fallback["calls_per_second"] == pytest.approx(4.0)
+    assert fallback["tokens_from"] == "provider"
+
+
+def test_the_programs_runs_with_the_optimizer_come_before_either_alone(api, user):
+    provider = make_provider(user, "http://provider.invalid/v1")
+    mine = make_version(user)
+    omega = {**COMPILE_CONFIG, "optimizer": "OMEGA"}
+    finished_run(
+        user, provider, calls=10, seconds=10, tokens=9000, version=mine, compile_config=omega
+    )
+    finished_run(user, provider, calls=10, seconds=10, tokens=1000, version=mine)
+    finished_run(user, provider, calls=10, seconds=10, tokens=3000, compile_config=omega)
+
+    asked = {"provider": provider.pk, "program": mine.program_id, "optimizer": "OMEGA"}
+    figures = api.get(URL, asked).json()
+    assert figures["tokens_from"] == "program_optimizer"
+    assert figures["tokens_per_call"] == pytest.approx(900)
+
+
+def test_an_unknown_optimizer_is_a_400_naming_it(api, user):
+    provider = make_provider(user, "http://provider.invalid/v1")
+    response = api.get(URL, {"provider": provider.pk, "optimizer": "os.system"})
+    assert response.status_code == 400
+    assert "os.system" in str(response.json()["optimizer"])
+    assert "OMEGA" in str(response.json()["optimizer"])

@@ -87,8 +87,6 @@ export default function NewRunPage() {
   const { versionId, dataset, providerId } = resolved;
   const versionDetail = useVersion(resolved.programId, resolved.versionNumber);
   const shape = programShape(versionDetail.data?.document);
-  // What this user's finished runs on the provider measured: duration, tokens, cost.
-  const throughput = useThroughput(providerId, resolved.programId);
 
   const rewardEntry = findEntry(catalogue.rewards, reward.name);
   const rewardParsed = parseParams(rewardEntry?.params ?? [], reward.values);
@@ -98,6 +96,13 @@ export default function NewRunPage() {
     return { name: m.name, parsed: parseParams(entry?.params ?? [], values) };
   });
   const optimizerEntry = findEntry(catalogue.optimizers, optimizer.name);
+  // What this user's finished runs on the provider measured (those with the picked optimizer
+  // first): duration, tokens, cost. Asked once the catalogue names the optimizer.
+  const throughput = useThroughput(
+    catalogueQuery.isSuccess ? providerId : null,
+    resolved.programId,
+    optimizerEntry ? optimizerEntry.name : null,
+  );
   const optimizerParsed = parseParams(optimizerEntry?.params ?? [], optimizer.values);
   const fitParsed = parseParams(catalogue.fit, fitForm);
   const estimate = catalogueQuery.isSuccess

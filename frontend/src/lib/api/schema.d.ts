@@ -968,7 +968,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** @description What your recent finished runs on a provider measured: calls per second of wall time, tokens per call, cost per token (medians over the last 5). The run form turns its call estimate into a duration, tokens and a cost with them. */
+        /** @description What your recent finished runs on a provider measured: calls per second of wall time, tokens per call, cost per token (medians over the last 5), from runs with the same optimizer (and program) first. The run form turns its call estimate into a duration, tokens and a cost with them. */
         get: operations["runs_throughput"];
         put?: never;
         post?: never;
@@ -1550,6 +1550,12 @@ export interface components {
          * @enum {string}
          */
         OpEnum: "changed" | "added" | "removed";
+        /**
+         * @description * `optimizer` - optimizer
+         *     * `provider` - provider
+         * @enum {string}
+         */
+        PaceFromEnum: "optimizer" | "provider";
         PaginatedBatchJobList: {
             /** @example 123 */
             count: number;
@@ -2096,22 +2102,33 @@ export interface components {
             provider: number;
             /** @description the bundled offline model */
             local: boolean;
+            /** @description the catalogue name of the optimizer asked about; null if none */
+            optimizer: string | null;
             /** @description finished runs calls_per_second is the median of */
             runs: number;
             /**
              * Format: double
-             * @description LM calls per second of a run's wall time, median over the provider's last finished runs (at most 5); null without one
+             * @description LM calls per second of a run's wall time, median over the last finished runs (at most 5) with the optimizer on this provider, else with any; null without one
              */
             calls_per_second: number | null;
             /**
+             * @description whose runs calls_per_second comes from: the optimizer's on this provider, or any on it; null without one
+             *
+             *     * `optimizer` - optimizer
+             *     * `provider` - provider
+             */
+            pace_from: (components["schemas"]["PaceFromEnum"] | components["schemas"]["NullEnum"]) | null;
+            /**
              * Format: double
-             * @description tokens (prompt + completion) per call, median over the last runs of the same program on this provider, else of any program on it; null without one
+             * @description tokens (prompt + completion) per call, median over the last runs of the same program with the optimizer on this provider, else of the program, else of the optimizer, else of any run on it; null without one
              */
             tokens_per_call: number | null;
             /**
              * @description whose runs tokens_per_call comes from
              *
+             *     * `program_optimizer` - program_optimizer
              *     * `program` - program
+             *     * `optimizer` - optimizer
              *     * `provider` - provider
              */
             tokens_from: (components["schemas"]["TokensFromEnum"] | components["schemas"]["NullEnum"]) | null;
@@ -2137,11 +2154,13 @@ export interface components {
             token: string;
         };
         /**
-         * @description * `program` - program
+         * @description * `program_optimizer` - program_optimizer
+         *     * `program` - program
+         *     * `optimizer` - optimizer
          *     * `provider` - provider
          * @enum {string}
          */
-        TokensFromEnum: "program" | "provider";
+        TokensFromEnum: "program_optimizer" | "program" | "optimizer" | "provider";
         /** @description One module call of a run (`optimizer_core.programs.TraceStep`). */
         TraceEntry: {
             module: string;
@@ -4477,6 +4496,8 @@ export interface operations {
     runs_throughput: {
         parameters: {
             query: {
+                /** @description the optimizer to train with, a catalogue name (any spelling the engine takes): its runs give calls per second and tokens per call first */
+                optimizer?: string;
                 /** @description the program to train: its runs give tokens per call first */
                 program?: number;
                 /** @description one of your providers */

@@ -5,29 +5,39 @@ import type { components } from '@/lib/api/schema';
 
 export type Throughput = components['schemas']['Throughput'];
 
-export const throughputKey = (provider: number, program: number | null) =>
-  ['runs', 'throughput', provider, program] as const;
+export const throughputKey = (
+  provider: number,
+  program: number | null,
+  optimizer: string | null = null,
+) => ['runs', 'throughput', provider, program, optimizer] as const;
 
 /**
  * GET /api/runs/throughput/: what the user's recent finished runs on a provider measured
- * (calls per second, tokens per call, cost per token), the program's own runs first.
+ * (calls per second, tokens per call, cost per token), the runs with the picked optimizer
+ * (and of the program) first.
  */
 export async function fetchThroughput(
   provider: number,
   program: number | null,
+  optimizer: string | null = null,
 ): Promise<Throughput> {
-  return unwrap(
-    await api.GET('/api/runs/throughput/', {
-      params: { query: { provider, ...(program === null ? {} : { program }) } },
-    }),
-  );
+  const query = {
+    provider,
+    ...(program === null ? {} : { program }),
+    ...(optimizer === null ? {} : { optimizer }),
+  };
+  return unwrap(await api.GET('/api/runs/throughput/', { params: { query } }));
 }
 
 /** Disabled until a provider is picked. */
-export function useThroughput(provider: number | null, program: number | null) {
+export function useThroughput(
+  provider: number | null,
+  program: number | null,
+  optimizer: string | null = null,
+) {
   return useQuery({
-    queryKey: throughputKey(provider ?? 0, program),
-    queryFn: () => fetchThroughput(provider ?? 0, program),
+    queryKey: throughputKey(provider ?? 0, program, optimizer),
+    queryFn: () => fetchThroughput(provider ?? 0, program, optimizer),
     enabled: provider !== null,
   });
 }

@@ -46,6 +46,16 @@ describe('expectedDuration', () => {
     );
   });
 
+  it('names the optimizer whose runs gave the pace, or says none of them measured it', () => {
+    const omega = { ...measured, optimizer: 'OMEGA', runs: 2, calls_per_second: 0.7 };
+    expect(expectedDuration(378, { ...omega, pace_from: 'optimizer' }).text).toBe(
+      '≈ 9 min (from your last 2 runs with OMEGA on this provider, 0.7 calls/s)',
+    );
+    expect(expectedDuration(378, { ...omega, pace_from: 'provider' }).text).toBe(
+      '≈ 9 min (from your last 2 runs on this provider, 0.7 calls/s; none with OMEGA measured yet)',
+    );
+  });
+
   it('says the duration is unknown without a finished run', () => {
     expect(expectedDuration(378, nothing)).toEqual({
       value: null,
@@ -75,6 +85,13 @@ describe('expectedTokens', () => {
     });
     expect(expectedTokens(400, { ...measured, tokens_from: 'provider' }).text).toContain(
       'from your last 3 runs on this provider)',
+    );
+    const omega = { ...measured, optimizer: 'OMEGA' };
+    expect(expectedTokens(400, { ...omega, tokens_from: 'program_optimizer' }).text).toContain(
+      'from your last 3 runs of this program with OMEGA on this provider)',
+    );
+    expect(expectedTokens(400, { ...omega, tokens_from: 'optimizer' }).text).toContain(
+      'from your last 3 runs with OMEGA on this provider)',
     );
   });
 

@@ -10,10 +10,14 @@ import type { Planned } from './budget';
 export type Throughput = {
   /** Whether the provider is the bundled local model. */
   local?: boolean;
+  /** The catalogue name of the optimizer asked about, null (or absent) when none was. */
+  optimizer?: string | null;
   runs: number;
   calls_per_second: number | null;
+  /** Whose runs the pace is from: the optimizer's on this provider, or any on it. */
+  pace_from?: 'optimizer' | 'provider' | null;
   tokens_per_call: number | null;
-  tokens_from: 'program' | 'provider' | null;
+  tokens_from: 'program_optimizer' | 'program' | 'optimizer' | 'provider' | null;
   tokens_runs: number;
   cost_per_token: number | null;
   prices: 'priced' | 'free' | 'unknown';
@@ -66,10 +70,29 @@ export function expectedDuration(calls: number, throughput: Throughput): Expecta
     return { value: null, text: 'no finished run on this provider yet: duration unknown' };
   }
   const seconds = calls / pace;
+  const optimizer = throughput.optimizer ?? null;
+  const own = throughput.pace_from === 'optimizer' && optimizer !== null;
+  const of = own ? `with ${optimizer} on this provider` : 'on this provider';
+  const none = optimizer !== null && !own ? `; none with ${optimizer} measured yet` : '';
   return {
     value: seconds,
-    text: `≈ ${durationText(seconds)} (from ${lastRuns(throughput.runs, 'on this provider')}, ${rate(pace)} calls/s)`,
+    text: `≈ ${durationText(seconds)} (from ${lastRuns(throughput.runs, of)}, ${rate(pace)} calls/s${none})`,
   };
+}
+
+/** Whose runs tokens per call is from, as the form says it. */
+function tokensOf(throughput: Throughput): string {
+  const optimizer = throughput.optimizer ?? 'the optimizer';
+  switch (throughput.tokens_from) {
+    case 'program_optimizer':
+      return `of this program with ${optimizer} on this provider`;
+    case 'program':
+      return 'of this program on this provider';
+    case 'optimizer':
+      return `with ${optimizer} on this provider`;
+    default:
+      return 'on this provider';
+  }
 }
 
 /** The expected tokens: the estimated calls at the tokens per call observed. */
@@ -82,8 +105,7 @@ export function expectedTokens(calls: number, throughput: Throughput): Expectati
     };
   }
   const tokens = Math.round(calls * perCall);
-  const of =
-    throughput.tokens_from === 'program' ? 'of this program on this provider' : 'on this provider';
+  const of = tokensOf(throughput);
   return {
     value: tokens,
     text: `≈ ${tokens.toLocaleString('en-US')} tokens (${Math.round(perCall).toLocaleString('en-US')} per call, from ${lastRuns(throughput.tokens_runs, of)})`,
