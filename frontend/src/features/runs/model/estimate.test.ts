@@ -57,6 +57,8 @@ describe('estimateCalls', () => {
       trainableVariables: 2,
     });
     expect(estimate.candidates).toBe(2 * 4 * (4 * 2 + 1));
+    expect(estimate.optimizerCalls).toBe(2 * 4);
+    expect(estimateCalls(base).optimizerCalls).toBe(0);
     expect(estimate.training).toBe(2 * 32 * 2);
   });
 });

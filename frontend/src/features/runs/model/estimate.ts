@@ -50,6 +50,9 @@ export type Estimate = {
   evaluation: number;
   training: number;
   candidates: number;
+  /** The optimizer's own LM calls among the candidates' (OMEGA: one mutation or crossover a
+   * step, each a ChainOfThought writing a whole variable, so slower than a prediction). */
+  optimizerCalls: number;
   validation: number;
   total: number;
 };
@@ -86,6 +89,7 @@ export function estimateCalls(input: EstimateInput): Estimate {
     evaluation,
     training,
     candidates,
+    optimizerCalls: input.epochs * steps * proposalsPerStep * proposalCalls,
     validation,
     total: evaluation + training + candidates + validation,
   };

@@ -56,6 +56,22 @@ describe('expectedDuration', () => {
     );
   });
 
+  it("says what OMEGA's mutation and crossover calls cost, or that only their count is known", () => {
+    const omega = { ...measured, optimizer: 'OMEGA', runs: 2, calls_per_second: 0.7 };
+    expect(expectedDuration(378, { ...omega, pace_from: 'optimizer' }, 24).text).toBe(
+      "≈ 9 min (from your last 2 runs with OMEGA on this provider, 0.7 calls/s; OMEGA's 24 mutation / crossover calls included in that pace)",
+    );
+    expect(expectedDuration(378, { ...omega, pace_from: 'provider' }, 24).text).toContain(
+      "none with OMEGA measured yet; OMEGA's 24 mutation / crossover calls counted as predictions: from the call count only",
+    );
+    const first = { ...nothing, local: true, optimizer: 'OMEGA', prices: 'free' as const };
+    expect(expectedDuration(484, first, 24).text).toContain('from the call count only');
+    // RandomFewShot makes no calls of its own: nothing to say.
+    expect(expectedDuration(378, { ...measured, optimizer: 'RandomFewShot' }, 0).text).toBe(
+      '≈ 3 min (from your last 4 runs on this provider, 2.1 calls/s; none with RandomFewShot measured yet)',
+    );
+  });
+
   it('says the duration is unknown without a finished run', () => {
     expect(expectedDuration(378, nothing)).toEqual({
       value: null,

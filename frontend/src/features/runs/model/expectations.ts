@@ -57,27 +57,44 @@ export const BUNDLED_MODEL_PACE = 3.5;
  * second of a run's wall time, the median of the user's last finished runs on it); for the
  * bundled model without such a run, its pace measured on 2 cores, said so.
  */
-export function expectedDuration(calls: number, throughput: Throughput): Expectation {
+export function expectedDuration(
+  calls: number,
+  throughput: Throughput,
+  optimizerCalls = 0,
+): Expectation {
   const pace = throughput.calls_per_second;
+  const optimizer = throughput.optimizer ?? null;
+  const own = throughput.pace_from === 'optimizer' && optimizer !== null;
   if (pace === null || pace <= 0 || throughput.runs === 0) {
     if (throughput.local) {
       const seconds = calls / BUNDLED_MODEL_PACE;
       return {
         value: seconds,
-        text: `≈ ${durationText(seconds)} (the bundled model's pace on 2 cores, ${rate(BUNDLED_MODEL_PACE)} calls/s; your own runs will replace it)`,
+        text: `≈ ${durationText(seconds)} (the bundled model's pace on 2 cores, ${rate(BUNDLED_MODEL_PACE)} calls/s; your own runs will replace it${optimizerCost(optimizer, own, optimizerCalls)})`,
       };
     }
     return { value: null, text: 'no finished run on this provider yet: duration unknown' };
   }
   const seconds = calls / pace;
-  const optimizer = throughput.optimizer ?? null;
-  const own = throughput.pace_from === 'optimizer' && optimizer !== null;
   const of = own ? `with ${optimizer} on this provider` : 'on this provider';
   const none = optimizer !== null && !own ? `; none with ${optimizer} measured yet` : '';
   return {
     value: seconds,
-    text: `≈ ${durationText(seconds)} (from ${lastRuns(throughput.runs, of)}, ${rate(pace)} calls/s${none})`,
+    text: `≈ ${durationText(seconds)} (from ${lastRuns(throughput.runs, of)}, ${rate(pace)} calls/s${none}${optimizerCost(optimizer, own, optimizerCalls)})`,
   };
+}
+
+/**
+ * What the optimizer's own calls (OMEGA's mutations and crossovers) cost in the duration:
+ * included in the pace its runs measured, or, without one, counted at a prediction's pace,
+ * which is the call count only (each writes a whole variable, so it takes longer).
+ */
+function optimizerCost(optimizer: string | null, own: boolean, optimizerCalls: number): string {
+  if (optimizer === null || optimizerCalls <= 0) return '';
+  const them = `${optimizer}'s ${optimizerCalls.toLocaleString('en-US')} mutation / crossover calls`;
+  return own
+    ? `; ${them} included in that pace`
+    : `; ${them} counted as predictions: from the call count only, each writes a whole variable and takes longer`;
 }
 
 /** Whose runs tokens per call is from, as the form says it. */

@@ -15,6 +15,7 @@ const estimate: Estimate = {
   evaluation: 40,
   training: 120,
   candidates: 226,
+  optimizerCalls: 0,
   validation: 30,
   total: 416,
 };

@@ -11,10 +11,11 @@ import {
 
 const NO_CAPS: Caps = { max_calls: null, max_tokens: null, max_cost: null };
 
-function expectationsOf(calls: number, throughput: Throughput) {
+function expectationsOf(estimate: Estimate, throughput: Throughput) {
+  const calls = estimate.total;
   const tokens = expectedTokens(calls, throughput);
   return [
-    { name: 'duration', text: expectedDuration(calls, throughput).text },
+    { name: 'duration', text: expectedDuration(calls, throughput, estimate.optimizerCalls).text },
     { name: 'tokens', text: tokens.text },
     { name: 'cost', text: expectedCost(tokens.value, throughput).text },
   ];
@@ -39,7 +40,7 @@ export function CallEstimate({
   throughput?: Throughput | null;
 }) {
   if (!estimate) return <p className="note">Choose a dataset and valid fit settings.</p>;
-  const expectations = throughput ? expectationsOf(estimate.total, throughput) : [];
+  const expectations = throughput ? expectationsOf(estimate, throughput) : [];
   const againstCaps = capSentences(plannedUsage(estimate.total, throughput), caps);
   return (
     <div aria-label="Estimate">
