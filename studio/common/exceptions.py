@@ -64,6 +64,13 @@ class DomainError(Exception):
             return self.errors[0].message
         return "; ".join(f"{e.path}: {e.message}" if e.path else e.message for e in self.errors)
 
+    def by_path(self) -> dict[str, list[str]]:
+        """The messages grouped by path, in order (``""``: the request as a whole)."""
+        grouped: dict[str, list[str]] = {}
+        for problem in self.errors:
+            grouped.setdefault(problem.path, []).append(problem.message)
+        return grouped
+
     @property
     def path(self) -> str:
         """The path of the first problem (``""``: the request as a whole)."""

@@ -29,15 +29,14 @@ the run's seed where the provider takes one. ``evaluations`` repeats each
 evaluation (for a mean ± std) only when that temperature is above 0: at 0 a
 repeat would give the same answers again (`evaluation_settings`).
 
-Errors are a `django.core.exceptions.ValidationError` whose dict keys are dotted
-paths to the offending field, e.g. ``compile_config.optimizer.params``.
+Errors are a `studio.runs.exceptions.RunConfigError` (a `DomainError`, 400) whose
+`FieldError` path is the dotted path to the offending field, e.g.
+``compile_config.optimizer.params``.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from django.core.exceptions import ValidationError
 
 from optimizer_core.saving import (
     Param,
@@ -51,6 +50,7 @@ from optimizer_core.saving import (
     user_params,
 )
 from optimizer_core.saving.params import completed
+from studio.runs.exceptions import RunConfigError
 
 JsonDict = dict[str, Any]
 
@@ -123,14 +123,14 @@ def _entry(value: Any, where: str) -> tuple[str, JsonDict]:
     if isinstance(value, dict):
         unknown = sorted(set(value) - {"name", "params"})
         if unknown:
-            raise ValidationError({where: f"unknown key(s) {unknown}; expected name, params"})
+            raise RunConfigError(f"unknown key(s) {unknown}; expected name, params", path=where)
         name, params = value.get("name"), value.get("params") or {}
         if not isinstance(name, str) or not name:
-            raise ValidationError({f"{where}.name": "a name is required"})
+            raise RunConfigError("a name is required", path=f"{where}.name")
         if not isinstance(params, dict):
-            raise ValidationError({f"{where}.params": "must be an object"})
+            raise RunConfigError("must be an object", path=f"{where}.params")
         return name, dict(params)
-    raise ValidationError({where: 'expected a name or {"name": ..., "params": {...}}'})
+    raise RunConfigError('expected a name or {"name": ..., "params": {...}}', path=where)
 
 
 def _entries(config: Any) -> list[tuple[str, Any]]:
@@ -162,17 +162,17 @@ def _build(
     cls = members.find(name)
     if cls is None:
         known = sorted(members.name_of(member) for member in members.members())
-        raise ValidationError({f"{where}.name": f"unknown name {name!r}; known: {known}"})
+        raise RunConfigError(f"unknown name {name!r}; known: {known}", path=f"{where}.name")
     for reserved in _RESERVED_PARAMS:
         if reserved in params:
-            raise ValidationError(
-                {f"{where}.params.{reserved}": "set by the studio from the run's providers"}
+            raise RunConfigError(
+                "set by the studio from the run's providers", path=f"{where}.params.{reserved}"
             )
     try:
         # The declared ranges, where the constructor does not check them itself.
         check_params(user_params(cls), params)
     except (TypeError, ValueError) as error:
-        raise ValidationError({f"{where}.params": str(error)}) from None
+        raise RunConfigError(str(error), path=f"{where}.params") from None
     needs = needs_of(cls)
     if "language_model" in needs:
         if language_model is None:
@@ -197,11 +197,11 @@ def _build(
     except RefusedObjectError as error:
         inside = locate(params, error.config)
         field = f"{where}.params.{inside}" if inside else f"{where}.params"
-        raise ValidationError({field: error.reason}) from None
+        raise RunConfigError(error.reason, path=field) from None
     except KeyError as error:
-        raise ValidationError({f"{where}.params": f"missing parameter {error}"}) from None
+        raise RunConfigError(f"missing parameter {error}", path=f"{where}.params") from None
     except (TypeError, ValueError) as error:
-        raise ValidationError({f"{where}.params": str(error)}) from None
+        raise RunConfigError(str(error), path=f"{where}.params") from None
 
 
 def build_compile_objects(
@@ -210,19 +210,19 @@ def build_compile_objects(
     """``{"reward", "optimizer", "metrics"}`` objects for `Program.compile`.
 
     Raises:
-        ValidationError: naming the field (``compile_config.reward.name`` ...).
+        RunConfigError: at the path of the field (``compile_config.reward.name`` ...).
     """
     if not isinstance(config, dict):
-        raise ValidationError({"compile_config": "must be an object"})
+        raise RunConfigError("must be an object", path="compile_config")
     unknown = sorted(set(config) - {"reward", "optimizer", "metrics"})
     if unknown:
-        raise ValidationError({"compile_config": f"unknown key(s) {unknown}"})
+        raise RunConfigError(f"unknown key(s) {unknown}", path="compile_config")
     for required in ("reward", "optimizer"):
         if config.get(required) in (None, ""):
-            raise ValidationError({f"compile_config.{required}": "this field is required"})
+            raise RunConfigError("this field is required", path=f"compile_config.{required}")
     metrics = config.get("metrics") or []
     if not isinstance(metrics, list):
-        raise ValidationError({"compile_config.metrics": "must be a list"})
+        raise RunConfigError("must be a list", path="compile_config.metrics")
     models = (language_model, embedding_model)
     return {
         "reward": _build("reward", config["reward"], "compile_config.reward", *models),
@@ -245,32 +245,34 @@ def validate_fit_config(config: Any) -> JsonDict:
     if config is None:
         config = {}
     if not isinstance(config, dict):
-        raise ValidationError({"fit_config": "must be an object"})
+        raise RunConfigError("must be an object", path="fit_config")
     unknown = sorted(set(config) - set(FIT_DEFAULTS))
     if unknown:
-        raise ValidationError(
-            {"fit_config": f"unknown key(s) {unknown}; known: {sorted(FIT_DEFAULTS)}"}
+        raise RunConfigError(
+            f"unknown key(s) {unknown}; known: {sorted(FIT_DEFAULTS)}", path="fit_config"
         )
     merged = {**FIT_DEFAULTS, **config}
     for key, (low, high) in _INT_RANGES.items():
         value = merged[key]
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-            raise ValidationError(
-                {f"fit_config.{key}": f"must be an integer in [{low}, {high}], got {value!r}"}
+            raise RunConfigError(
+                f"must be an integer in [{low}, {high}], got {value!r}", path=f"fit_config.{key}"
             )
     split = merged["validation_split"]
     if not isinstance(split, int | float) or isinstance(split, bool) or not 0.0 <= split < 1.0:
-        raise ValidationError({"fit_config.validation_split": f"must be in [0, 1), got {split!r}"})
+        raise RunConfigError(
+            f"must be in [0, 1), got {split!r}", path="fit_config.validation_split"
+        )
     seed = merged["seed"]
     if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise ValidationError({"fit_config.seed": f"must be an integer or null, got {seed!r}"})
+        raise RunConfigError(f"must be an integer or null, got {seed!r}", path="fit_config.seed")
     if not isinstance(merged["shuffle"], bool):
-        raise ValidationError({"fit_config.shuffle": "must be true or false"})
+        raise RunConfigError("must be true or false", path="fit_config.shuffle")
     for key in ("evaluation_temperature", "max_calls", "max_tokens", "max_cost", "cache"):
         try:
             _FIT_PARAM[key].check(merged[key])
         except (TypeError, ValueError) as error:
-            raise ValidationError({f"fit_config.{key}": str(error)}) from None
+            raise RunConfigError(str(error), path=f"fit_config.{key}") from None
     return merged
 
 

@@ -12,19 +12,19 @@ import socket
 from datetime import timedelta
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from studio.celery import enqueue
+from studio.common.exceptions import FieldError
 from studio.common.lifecycle import stale_after
 from studio.programs.documents import validate_document
 from studio.providers import services as provider_services
 from studio.runs import resources
 from studio.runs.config import validate_compile_config, validate_fit_config
 from studio.runs.events import RUN_EVENTS
-from studio.runs.exceptions import InvalidTransition
+from studio.runs.exceptions import InvalidTransition, RunConfigError
 from studio.runs.models import Checkpoint, Run
 
 logger = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ def _enqueue(run_id: int) -> None:
 
 def _check_owned(obj: Any, owner: Any, field: str, owner_of: Any) -> None:
     if obj is None or owner_of(obj) != owner.pk:
-        raise ValidationError({field: "not found"})
+        raise RunConfigError("not found", path=field)
 
 
 # Lifecycle ------------------------------------------------------------------------------------
@@ -73,7 +73,9 @@ def _check_document(document: Any) -> None:
     errors = validate_document(document)
     if errors:
         at = "program_version.document"
-        raise ValidationError({f"{at}.{e.path}" if e.path else at: e.message for e in errors})
+        raise RunConfigError(
+            FieldError(f"{at}.{e.path}" if e.path else at, e.message) for e in errors
+        )
 
 
 def start_run(
@@ -93,29 +95,29 @@ def start_run(
     (default: its latest version at this moment), recorded on the run.
 
     Raises:
-        ValidationError: keyed by the offending field (``provider``,
+        RunConfigError: at the path of the offending field (``provider``,
             ``compile_config.optimizer.params``, ``fit_config.epochs``...).
     """
     _check_owned(program_version, owner, "program_version", lambda v: v.program.owner_id)
     _check_owned(dataset, owner, "dataset", lambda d: d.owner_id)
     _check_owned(provider, owner, "provider", lambda p: p.owner_id)
     if dataset.status != "valid":
-        raise ValidationError({"dataset": f"dataset is {dataset.status}, not valid"})
+        raise RunConfigError(f"dataset is {dataset.status}, not valid", path="dataset")
     version = (
         resources.latest_version(dataset)
         if dataset_version is None
         else resources.get_version(dataset, dataset_version)
     )
     if version is None:
-        raise ValidationError(
-            {"dataset_version": f"dataset {dataset.name!r} has no version {dataset_version}"}
+        raise RunConfigError(
+            f"dataset {dataset.name!r} has no version {dataset_version}", path="dataset_version"
         )
     if provider.kind != "language":
-        raise ValidationError({"provider": "an embedding provider cannot run a program"})
+        raise RunConfigError("an embedding provider cannot run a program", path="provider")
     try:
         provider_services.preflight(provider)
     except provider_services.ProviderError as refused:  # the outgoing-request policy
-        raise ValidationError({"provider": str(refused)}) from None
+        raise RunConfigError(str(refused), path="provider") from None
     _check_document(program_version.document)
     compile_config = validate_compile_config(compile_config)
     fit_config = validate_fit_config(fit_config)
@@ -174,19 +176,22 @@ def fork_run(
     ``fit_config.epochs`` (as `fit(initial_epoch=epoch)` would).
 
     Raises:
-        ValidationError: no such checkpoint (``epoch``) or a bad configuration.
+        RunConfigError: no such checkpoint (``epoch``) or a bad configuration.
     """
     checkpoint = Checkpoint.objects.filter(run=run, epoch=epoch).first()
     if checkpoint is None:
         epochs = list(run.checkpoints.values_list("epoch", flat=True))
-        raise ValidationError({"epoch": f"run {run.pk} has no checkpoint {epoch}; it has {epochs}"})
+        raise RunConfigError(
+            f"run {run.pk} has no checkpoint {epoch}; it has {epochs}", path="epoch"
+        )
     compile_config = validate_compile_config(
         compile_config if compile_config is not None else run.compile_config
     )
     fit_config = validate_fit_config({**run.fit_config, **(fit_config or {})})
     if fit_config["epochs"] <= epoch:
-        raise ValidationError(
-            {"fit_config.epochs": f"must be > the fork epoch {epoch}, got {fit_config['epochs']}"}
+        raise RunConfigError(
+            f"must be > the fork epoch {epoch}, got {fit_config['epochs']}",
+            path="fit_config.epochs",
         )
     with transaction.atomic():
         fork = Run.objects.create(

@@ -11,11 +11,11 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from studio.common.exceptions import DomainError, NotFound
 from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
 from studio.providers.models import Provider
@@ -106,7 +106,7 @@ def _optimizer_param(request: Request) -> str | None:
     name = catalogue_optimizer(raw) if len(raw) <= 200 else None
     if name is None:
         known = ", ".join(catalogue_optimizers())
-        raise ValidationError({"optimizer": f"unknown optimizer {raw[:200]!r}: one of {known}"})
+        raise DomainError(f"unknown optimizer {raw[:200]!r}: one of {known}", path="optimizer")
     return name
 
 
@@ -117,9 +117,9 @@ def _int_param(request: Request, name: str, default: int, *, low: int, high: int
     try:
         value = int(raw)
     except ValueError:
-        raise ValidationError({name: f"must be an integer, got {raw!r}"}) from None
+        raise DomainError(f"must be an integer, got {raw!r}", path=name) from None
     if not low <= value <= high:
-        raise ValidationError({name: f"must be in [{low}, {high}], got {value}"})
+        raise DomainError(f"must be in [{low}, {high}], got {value}", path=name)
     return value
 
 
@@ -266,13 +266,13 @@ class RunViewSet(
         try:
             ids = [int(part) for part in raw.split(",") if part.strip()]
         except ValueError:
-            raise ValidationError({"ids": f"comma-separated run ids, got {raw!r}"}) from None
+            raise DomainError(f"comma-separated run ids, got {raw!r}", path="ids") from None
         if not 1 <= len(ids) <= COMPARE_MAX:
-            raise ValidationError({"ids": f"give 1 to {COMPARE_MAX} run ids"})
+            raise DomainError(f"give 1 to {COMPARE_MAX} run ids", path="ids")
         runs = {run.pk: run for run in self.get_queryset().filter(pk__in=ids)}
         missing = [i for i in ids if i not in runs]
         if missing:
-            return Response({"detail": f"runs not found: {missing}"}, status=404)
+            raise NotFound(f"runs not found: {missing}")
         return Response(compare_runs([runs[i] for i in ids]))
 
     @extend_schema(
@@ -302,11 +302,11 @@ class RunViewSet(
     @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
     def throughput(self, request: Request) -> Response:
         if not request.query_params.get("provider"):
-            raise ValidationError({"provider": "required: the provider's id"})
+            raise DomainError("required: the provider's id", path="provider")
         provider_id = _int_param(request, "provider", 0, low=1, high=2**63 - 1)
         provider = Provider.objects.filter(owner=request.user, pk=provider_id).first()
         if provider is None:
-            return Response({"detail": f"provider {provider_id} not found"}, status=404)
+            raise NotFound(f"provider {provider_id} not found")
         program = request.query_params.get("program")
         program_id = _int_param(request, "program", 0, low=1, high=2**63 - 1) if program else None
         figures = provider_throughput(

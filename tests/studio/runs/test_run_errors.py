@@ -32,7 +32,7 @@ def test_invalid_transition_answers_409_at_state(api, user):
 
 
 def test_a_refused_configuration_answers_400_keyed_by_its_path(api, user):
-    # A Django ValidationError keyed by field path (studio.runs.config) is answered as such.
+    # A RunConfigError at a field path (studio.runs.config) is answered keyed by that path.
     body = {key: row.pk for key, row in _rows(user).items()}
     body["compile_config"] = {**COMPILE_CONFIG, "reward": "exact_matsh"}
     response = api.post("/api/runs/", body, format="json")

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
-from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from optimizer_core.programs import Program
 from studio.common import lifecycle
 from studio.runs import services
 from studio.runs.callbacks import CheckpointWriter
+from studio.runs.exceptions import RunConfigError
 from studio.runs.models import Run, RunEvent
 from studio.runs.training import execute_run, train_claimed_run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_provider, make_version
@@ -238,12 +238,12 @@ def test_a_fork_starts_from_the_chosen_checkpoint(user, scripted_server, enqueue
     assert [e.payload["initial_epoch"] for e in events(fork) if e.kind == "train_begin"] == [1]
     assert_no_gap(fork)
 
-    with pytest.raises(ValidationError) as missing:
+    with pytest.raises(RunConfigError) as missing:
         services.fork_run(run=run, epoch=7)
-    assert "epoch" in missing.value.message_dict
-    with pytest.raises(ValidationError) as too_short:
+    assert "epoch" in missing.value.by_path()
+    with pytest.raises(RunConfigError) as too_short:
         services.fork_run(run=run, epoch=2)
-    assert "fit_config.epochs" in too_short.value.message_dict
+    assert "fit_config.epochs" in too_short.value.by_path()
 
 
 @pytest.mark.parametrize(
@@ -291,7 +291,7 @@ def test_a_fork_starts_from_the_chosen_checkpoint(user, scripted_server, enqueue
 def test_a_bad_configuration_is_refused_naming_the_field(
     user, compile_config, fit_config, field, words
 ):
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(RunConfigError) as refused:
         services.start_run(
             owner=user,
             program_version=make_version(user),
@@ -300,14 +300,14 @@ def test_a_bad_configuration_is_refused_naming_the_field(
             compile_config=compile_config,
             fit_config=fit_config,
         )
-    messages = refused.value.message_dict
+    messages = refused.value.by_path()
     assert list(messages) == [field]
     assert words in messages[field][0]
     assert not Run.objects.exists()
 
 
 def test_another_users_dataset_is_not_found(user, other_user):
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(RunConfigError) as refused:
         services.start_run(
             owner=user,
             program_version=make_version(user),
@@ -316,7 +316,7 @@ def test_another_users_dataset_is_not_found(user, other_user):
             compile_config=COMPILE_CONFIG,
             fit_config=FIT,
         )
-    assert refused.value.message_dict == {"dataset": ["not found"]}
+    assert refused.value.by_path() == {"dataset": ["not found"]}
 
 
 def test_an_unvalidated_dataset_or_an_embedding_provider_is_refused(user):
@@ -330,14 +330,14 @@ def test_an_unvalidated_dataset_or_an_embedding_provider_is_refused(user):
         "fit_config": FIT,
     }
     provider = make_provider(user, "http://provider.invalid/v1")
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(RunConfigError) as refused:
         services.start_run(dataset=dataset, provider=provider, **kwargs)
-    assert list(refused.value.message_dict) == ["dataset"]
+    assert list(refused.value.by_path()) == ["dataset"]
     provider.kind = "embedding"
     provider.save()
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(RunConfigError) as refused:
         services.start_run(dataset=make_dataset(user), provider=provider, **kwargs)
-    assert list(refused.value.message_dict) == ["provider"]
+    assert list(refused.value.by_path()) == ["provider"]
 
 
 def test_cancel_during_the_first_evaluations_stops_before_any_training(
@@ -421,10 +421,10 @@ def test_an_omega_run_uses_the_owners_embedding_provider(user, scripted_server):
 
 def test_models_are_set_by_the_studio_not_the_config(user):
     omega = {"name": "omega", "params": {"language_model": "openai/elsewhere"}}
-    with pytest.raises(ValidationError) as refused:
+    with pytest.raises(RunConfigError) as refused:
         services.start_run(
             owner=user, program_version=make_version(user), dataset=make_dataset(user),
             provider=make_provider(user, "http://provider.invalid/v1"),
             compile_config={**COMPILE_CONFIG, "optimizer": omega}, fit_config=FIT,
         )  # fmt: skip
-    assert list(refused.value.message_dict) == ["compile_config.optimizer.params.language_model"]
+    assert list(refused.value.by_path()) == ["compile_config.optimizer.params.language_model"]
