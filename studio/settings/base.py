@@ -146,6 +146,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # Every operation lists the 400/404/409/413 answers it gives (studio.common.error_responses).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "studio.common.error_responses.declare_error_responses",
+    ],
     # Two models have a `state`: each keeps a stable name in the generated client.
     "ENUM_NAME_OVERRIDES": {
         "StateEnum": "studio.runs.models.Run.State",

@@ -65,7 +65,7 @@ class DatasetViewSet(
     filterset_class = DatasetFilter
     ordering_fields = ["name", "created_at", "row_count", "size_bytes"]
     search_fields = ["name", "description"]
-    field_errors_actions = ("versions",)
+    field_errors_actions = ("versions", "version_rows")
     _size_guard: SizeLimitHandler | None = None
 
     queryset = Dataset.objects.none()
@@ -172,7 +172,9 @@ class DatasetViewSet(
             )
         return Response({"rows": services.preview_dataset(dataset, limit=int(raw))})
 
-    @extend_schema(operation_id="datasets_revalidate", request=None, responses=DatasetSerializer)
+    @extend_schema(
+        operation_id="datasets_revalidate", request=None, responses={202: DatasetSerializer}
+    )
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
     def revalidate(self, request: Request, pk: str | None = None) -> Response:
         dataset = services.revalidate_dataset(self.get_object())
