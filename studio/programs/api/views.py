@@ -45,6 +45,7 @@ from studio.programs.diff import diff_versions
 from studio.programs.documents import validate_document
 from studio.programs.exceptions import DocumentInvalid
 from studio.programs.models import Program, ProgramVersion
+from studio.programs.prompts import export_prompts
 
 _INVALID = OpenApiResponse(
     FieldErrorsSerializer, description="the request or its document is not valid"
@@ -232,6 +233,24 @@ class ProgramViewSet(
         filename = services.export_filename(version)
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         return response
+
+    @extend_schema(
+        operation_id="programs_versions_prompt",
+        responses={200: OpenApiTypes.OBJECT},
+        parameters=[OpenApiParameter("number", OpenApiTypes.INT, OpenApiParameter.PATH)],
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"versions/(?P<number>[0-9]+)/prompt",
+        url_name="version-prompt",
+        filter_backends=[],
+        pagination_class=None,
+    )
+    def prompt(self, request: Request, pk: str | None = None, number: str = "0") -> Response:
+        """Each Generator's messages as the engine sends them, as JSON and plain text."""
+        version = self._version(self.get_object(), number)
+        return Response(export_prompts(version.document))
 
     @extend_schema(
         operation_id="programs_diff",

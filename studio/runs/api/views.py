@@ -15,9 +15,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studio.common.exceptions import DomainError, NotFound
+from studio.common.exceptions import Conflict, DomainError, NotFound
 from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
+from studio.programs.prompts import export_prompts
 from studio.providers.models import Provider
 from studio.runs import services
 from studio.runs.api.lineage_serializers import LineageSerializer
@@ -200,6 +201,17 @@ class RunViewSet(
             name=data.get("name", ""),
         )
         return Response(RunSerializer(fork).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(operation_id="runs_prompt", responses={200: OpenApiTypes.OBJECT})
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def prompt(self, request: Request, pk: str | None = None) -> Response:
+        """The trained program's Generators: their messages as the engine sends them."""
+        run = self.get_object()
+        if run.state != Run.State.SUCCEEDED or not run.trained_document:
+            raise Conflict(
+                f"run {run.pk} is {run.state}: only a succeeded run has a trained prompt"
+            )
+        return Response(export_prompts(run.trained_document))
 
     @extend_schema(
         operation_id="runs_events",
