@@ -8,9 +8,10 @@ training ``reward``. With ``fit(validate_start=True)`` the starting values
 compete too, recorded as epoch `START_EPOCH` from a validation pass before the
 first epoch: a fit then never ends worse on the validation rows than it began.
 
-**Ties.** An epoch replaces the best only when it scores strictly higher
-(`BestEpoch.improves`): on a tie the earlier epoch stays, the starting values
-included. That is the one place the rule lives.
+**Ties.** An epoch replaces the best when it scores higher, or when it ties
+the starting values (`BestEpoch.improves`): training that changes no score is
+kept, as the reference library keeps its trained examples. Between two trained
+epochs the earlier stays.
 
 What is kept of an epoch (`Snapshot`) is each trainable variable's trainable
 fields and the candidate it had in force, enough to put the variables back as
@@ -84,8 +85,10 @@ class BestEpoch:
         return self.values is not None
 
     def improves(self, score: float) -> bool:
-        """Whether `score` would replace the best: the first one does, then only a higher one."""
-        return self.values is None or score > self.score
+        """Whether `score` replaces the best: the first, a higher one, a tie with the start."""
+        if self.values is None or score > self.score:
+            return True
+        return score == self.score and self.epoch == START_EPOCH
 
     def consider(
         self, epoch: int, logs: Mapping[str, Any], trainable_variables: Sequence[Variable]

@@ -136,19 +136,21 @@ class Holder:
         self.candidate = value["current_candidate"]
 
 
-def test_the_best_epoch_changes_only_for_a_higher_score() -> None:
+def test_the_best_epoch_changes_for_a_higher_score_or_a_tie_with_the_start() -> None:
     variable = Holder("start")
     best = BestEpoch("val_reward")
     assert best.consider(START_EPOCH, {"val_reward": 0.5}, [variable])
     variable.value, variable.candidate = {"instructions": "tied"}, "tied"
-    assert not best.consider(0, {"val_reward": 0.5}, [variable]), "a tie keeps the earlier"
+    assert best.consider(0, {"val_reward": 0.5}, [variable]), "a tie with the start keeps training"
+    variable.value, variable.candidate = {"instructions": "tied again"}, "again"
+    assert not best.consider(1, {"val_reward": 0.5}, [variable]), "a tie keeps the earlier epoch"
     variable.value, variable.candidate = {"instructions": "worse"}, "worse"
-    assert not best.consider(1, {"val_reward": 0.25}, [variable])
-    assert best.epoch == START_EPOCH and best.score == 0.5
+    assert not best.consider(2, {"val_reward": 0.25}, [variable])
+    assert best.epoch == 0 and best.score == 0.5
     best.restore([variable])
-    assert variable.value == {"instructions": "start"} and variable.candidate == "start"
+    assert variable.value == {"instructions": "tied"} and variable.candidate == "tied"
     variable.value = {"instructions": "better"}
-    assert best.consider(2, {"val_reward": 0.75}, [variable]) and best.epoch == 2
+    assert best.consider(3, {"val_reward": 0.75}, [variable]) and best.epoch == 3
 
 
 def test_an_epoch_without_the_figure_counts_only_when_nothing_came_before() -> None:
