@@ -111,3 +111,21 @@ def test_another_users_provider_is_not_found(other_api, user, server):
     provider = _provider(user, server)
     assert other_api.post(f"/api/providers/{provider.pk}/test/").status_code == 404
     assert server.stats.chat_requests == 0
+
+
+@pytest.mark.parametrize(
+    "model, params",
+    [("bedrock/anthropic.claude-v2", {"aws_region_name": "nowhere-1"}), ("openai/gpt-4o-mini", {})],
+    ids=["bedrock with a bad region", "openai at an unreachable host"],
+)
+def test_a_failing_provider_answers_without_a_traceback(api, user, model, params):
+    # Stored before the declared settings (bedrock and aws_* are refused at save time now).
+    provider = Provider.objects.create(owner=user, name="broken", model=model, params=params)
+    response = api.post(f"/api/providers/{provider.pk}/test/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ok"] is False and body["error"], body
+    text = response.content.decode()
+    for leak in ("Traceback", 'File "', "site-packages", ".py", "litellm==", "/usr/", "/work/"):
+        assert leak not in text, text
+    assert len(body["error"]) < 400
