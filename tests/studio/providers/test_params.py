@@ -101,3 +101,25 @@ def test_the_migration_drops_refused_keys_and_records_them(user) -> None:
     migration.restore(django_apps, None)
     stored.refresh_from_db()
     assert stored.params["cache_dir"] == "/root/x" and stored.dropped_params == {}
+
+
+def test_the_engine_is_built_with_the_declared_params_only(user, monkeypatch) -> None:
+    from studio.providers import services
+
+    built: list[dict] = []
+
+    class Recording(LanguageModel):
+        def __init__(self, model: str, **kwargs) -> None:
+            built.append({"model": model, **kwargs})
+            super().__init__(model, **kwargs)
+
+    monkeypatch.setattr(services, "LanguageModel", Recording)
+    stored = {"temperature": 0.5, "cache_dir": "/srv/x", "model_path": "/etc/passwd",
+              "api_base": "file:///etc", "n_ctx": 10_000_000, "max_retries": 2}  # fmt: skip
+    provider = Provider.objects.create(owner=user, name="old", model="openai/m", params=stored)
+    build_language_model(provider)
+    [kwargs] = built
+    assert kwargs["temperature"] == 0.5 and kwargs["max_retries"] == 2
+    for refused in ("cache_dir", "model_path", "n_ctx"):
+        assert refused not in kwargs
+    assert kwargs["api_base"] is None
