@@ -51,6 +51,12 @@ class RunSerializer(serializers.ModelSerializer):
         help_text="the optimizer `compile_config` names, as the catalogue names it "
         "(null when it names none)"
     )
+    before = serializers.SerializerMethodField(
+        help_text="the evaluation before training, its figures only (rows: GET examples/)"
+    )
+    after = serializers.SerializerMethodField(
+        help_text="the evaluation after training, its figures only (rows: GET examples/)"
+    )
 
     class Meta:
         model = Run
@@ -87,6 +93,32 @@ class RunSerializer(serializers.ModelSerializer):
 
     def get_optimizer(self, run: Run) -> str | None:
         return optimizer_name(run.compile_config)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_before(self, run: Run) -> dict[str, Any] | None:
+        return _figures(run.before)
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_after(self, run: Run) -> dict[str, Any] | None:
+        return _figures(run.after)
+
+
+def _figures(phase: Any) -> dict[str, Any] | None:
+    """An evaluation without its per-row examples (a list stays light: <= 2 KB a run)."""
+    if not isinstance(phase, dict):
+        return None
+    return {key: value for key, value in phase.items() if key != "examples"}
+
+
+class RunExamplePageSerializer(serializers.Serializer[dict[str, Any]]):
+    count = serializers.IntegerField(help_text="test rows stored after training")
+    page = serializers.IntegerField()
+    page_size = serializers.IntegerField()
+    results = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="{input, expected, output, reward, error, trace, before_reward, "
+        "after_reward}, in row order",
+    )
 
 
 class InheritedEpochSerializer(serializers.Serializer):

@@ -31,11 +31,12 @@ from studio.runs.api.serializers import (
     RunDetailSerializer,
     RunEventPageSerializer,
     RunEventSerializer,
+    RunExamplePageSerializer,
     RunSerializer,
     ThroughputSerializer,
 )
 from studio.runs.catalogue import run_catalogue
-from studio.runs.compare import compare_runs
+from studio.runs.compare import compare_runs, examples
 from studio.runs.models import Run
 from studio.runs.optimizer_lineage import run_lineage
 from studio.runs.optimizer_names import (
@@ -48,6 +49,8 @@ from studio.runs.throughput import provider_throughput
 EVENTS_PAGE_DEFAULT = 500
 EVENTS_PAGE_MAX = 5000
 COMPARE_MAX = 8
+EXAMPLES_PAGE_DEFAULT = 50
+EXAMPLES_PAGE_MAX = 500
 
 
 class IdFilter(django_filters.NumberFilter):
@@ -238,6 +241,36 @@ class RunViewSet(
                 "events": RunEventSerializer(page, many=True).data,
                 "last_seq": page[-1].seq if page else after,
                 "has_more": has_more,
+            }
+        )
+
+    @extend_schema(
+        operation_id="runs_examples",
+        parameters=[
+            OpenApiParameter("page", OpenApiTypes.INT, description="1-based"),
+            OpenApiParameter(
+                "page_size", OpenApiTypes.INT, description=f"at most {EXAMPLES_PAGE_MAX}"
+            ),
+        ],
+        responses={200: RunExamplePageSerializer},
+        description="The run's test rows after training, each with its rewards before and "
+        "after, a page at a time (the list and the detail carry figures only).",
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def examples(self, request: Request, pk: str | None = None) -> Response:
+        run = self.get_object()
+        page = _int_param(request, "page", 1, low=1, high=2**31)
+        size = _int_param(
+            request, "page_size", EXAMPLES_PAGE_DEFAULT, low=1, high=EXAMPLES_PAGE_MAX
+        )
+        rows = examples(run)
+        start = (page - 1) * size
+        return Response(
+            {
+                "count": len(rows),
+                "page": page,
+                "page_size": size,
+                "results": rows[start : start + size],
             }
         )
 

@@ -1,0 +1,68 @@
+"""The runs list stays light: figures per run, not the test rows; the rows come a page at a
+time from the run's examples endpoint."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from studio.runs.models import Run
+from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_version
+
+pytestmark = pytest.mark.django_db
+
+ROWS = 100
+
+
+def _phase(reward: float) -> dict[str, Any]:
+    return {
+        "summary": {"reward": {"mean": reward, "std": 0.1}},
+        "examples": [
+            {
+                "input": {"q": f"question {i} " * 10},
+                "expected": {"a": "x" * 80},
+                "output": {"a": "y" * 80},
+                "reward": reward,
+                "error": None,
+                "trace": [],
+            }
+            for i in range(ROWS)
+        ],
+    }
+
+
+@pytest.fixture
+def run(user) -> Run:
+    return Run.objects.create(
+        owner=user,
+        program_version=make_version(user, name="Capitals"),
+        dataset=make_dataset(user),
+        compile_config=COMPILE_CONFIG,
+        fit_config={"epochs": 1},
+        before=_phase(0.2),
+        after=_phase(0.6),
+        before_rewards=[0.2] * ROWS,
+        after_rewards=[0.6] * ROWS,
+        usage={"calls": 400, "cost": 0.0},
+    )
+
+
+def test_list_is_at_most_2_kb_a_run_with_100_test_rows(api: Any, run: Run) -> None:
+    results = api.get("/api/runs/").json()["results"]
+    assert len(results) == 1
+    assert len(json.dumps(results[0]).encode()) <= 2048
+    assert results[0]["after"]["summary"]["reward"]["mean"] == 0.6
+    assert results[0]["usage"]["calls"] == 400
+
+
+def test_examples_come_a_page_at_a_time(api: Any, run: Run) -> None:
+    first = api.get(f"/api/runs/{run.pk}/examples/?page=1&page_size=40").json()
+    last = api.get(f"/api/runs/{run.pk}/examples/?page=3&page_size=40").json()
+    assert first["count"] == ROWS
+    assert len(first["results"]) == 40 and len(last["results"]) == 20
+    assert first["results"][0]["before_reward"] == 0.2
+    assert first["results"][0]["after_reward"] == 0.6
+    bad = api.get(f"/api/runs/{run.pk}/examples/?page=0")
+    assert bad.status_code == 400 and "page" in bad.json()
