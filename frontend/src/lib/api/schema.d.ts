@@ -927,6 +927,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/examples/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The run's test rows after training, each with its rewards before and after, a page at a time (the list and the detail carry figures only). */
+        get: operations["runs_examples"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/fork/": {
         parameters: {
             query?: never;
@@ -1972,10 +1989,14 @@ export interface components {
             readonly current_epoch: number;
             /** @description times a worker claimed the run */
             readonly attempts: number;
-            /** @description evaluations before training */
-            readonly before: unknown;
-            /** @description evaluations after training */
-            readonly after: unknown;
+            /** @description the evaluation before training, its figures only (rows: GET examples/) */
+            readonly before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description the evaluation after training, its figures only (rows: GET examples/) */
+            readonly after: {
+                [key: string]: unknown;
+            } | null;
             /** @description LM calls, tokens, cost, latency, failures */
             readonly usage: unknown;
             /** Format: date-time */
@@ -2026,10 +2047,14 @@ export interface components {
             readonly current_epoch: number;
             /** @description times a worker claimed the run */
             readonly attempts: number;
-            /** @description evaluations before training */
-            readonly before: unknown;
-            /** @description evaluations after training */
-            readonly after: unknown;
+            /** @description the evaluation before training, its figures only (rows: GET examples/) */
+            readonly before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description the evaluation after training, its figures only (rows: GET examples/) */
+            readonly after: {
+                [key: string]: unknown;
+            } | null;
             /** @description LM calls, tokens, cost, latency, failures */
             readonly usage: unknown;
             /** Format: date-time */
@@ -2059,6 +2084,16 @@ export interface components {
             /** @description seq of the last event returned (or `after`) */
             last_seq: number;
             has_more: boolean;
+        };
+        RunExamplePage: {
+            /** @description test rows stored after training */
+            count: number;
+            page: number;
+            page_size: number;
+            /** @description {input, expected, output, reward, error, trace, before_reward, after_reward}, in row order */
+            results: {
+                [key: string]: unknown;
+            }[];
         };
         SavedDataModel: {
             readonly id: number;
@@ -5683,6 +5718,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunEventPage"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_examples: {
+        parameters: {
+            query?: {
+                /** @description 1-based */
+                page?: number;
+                /** @description at most 500 */
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunExamplePage"];
                 };
             };
             /** @description The request is refused: the body says what, and where. */
