@@ -41,7 +41,7 @@ DESCRIPTIONS = {
 #: Operations that look up ids given outside their path.
 NOT_FOUND = {"runs_compare", "runs_throughput"}
 #: Operations, besides deletes, that a `Conflict` refuses.
-CONFLICTS = {"runs_cancel"}
+CONFLICTS = {"runs_cancel", "runs_prompt"}
 _BODY_METHODS = {"post", "put", "patch"}
 
 
