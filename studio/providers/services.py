@@ -10,8 +10,9 @@ from typing import Any
 
 from django.db import transaction
 
-from optimizer_core.exceptions import RequestRefused
+from optimizer_core.exceptions import OptimizerCoreError, RequestRefused
 from optimizer_core.language_models import EmbeddingModel, LanguageModel
+from studio.common.exceptions import DomainError
 from studio.providers import crypto, keys, outgoing, redaction
 from studio.providers import params as provider_params
 from studio.providers.exceptions import OutgoingRefused, ProviderError
@@ -387,6 +388,30 @@ CONNECTION_TIMEOUT_S = 30.0
 """The most a connection check waits for its one call, retries included."""
 
 
+FAILURE_TEXT_CHARS = 400
+"""The most characters of a failure a connection check reports."""
+
+
+def failure_text(error: BaseException) -> str:
+    """What a user is told of a failed call: the engine's own account, or only its class.
+
+    The engine's own errors (`OptimizerCoreError`: a `LanguageModelError` says the
+    status, the provider's error type and a bounded message, never the upstream body;
+    a `LocalModelError` what is missing) and the studio's (`DomainError`) are passed
+    on, redacted and capped. Anything else (a library's own exception, a bug) may carry
+    a traceback, server paths or an upstream answer in its text, so the user gets its
+    class name only and the server's log the redacted text.
+    """
+    if isinstance(error, OptimizerCoreError | DomainError):
+        return redaction.redact(f"{type(error).__name__}: {error}")[:FAILURE_TEXT_CHARS]
+    logger.warning(
+        "provider check failed outside the engine's errors: %s: %s",
+        type(error).__name__,
+        redaction.redact(str(error))[:FAILURE_TEXT_CHARS],
+    )
+    return f"{type(error).__name__}: the call failed in an unexpected way (see the server log)"
+
+
 def check_connection(provider: Provider) -> JsonDict:
     """Make one small call with a provider's settings and report how it went.
 
@@ -424,7 +449,7 @@ def check_connection(provider: Provider) -> JsonDict:
         return {
             "ok": False,
             "answer": None,
-            "error": redaction.redact(f"{type(error).__name__}: {error}"),
+            "error": failure_text(error),
             "latency_s": round(time.perf_counter() - started, 3),
         }
     return {

@@ -129,3 +129,23 @@ def test_a_failing_provider_answers_without_a_traceback(api, user, model, params
     for leak in ("Traceback", 'File "', "site-packages", ".py", "litellm==", "/usr/", "/work/"):
         assert leak not in text, text
     assert len(body["error"]) < 400
+
+
+def test_an_unexpected_failure_is_named_by_its_class_only(api, user, monkeypatch, caplog):
+    # An exception from outside the engine's error mapping (a library's, a bug) may carry
+    # a traceback, server paths or an upstream body in its text: none of it is shown.
+    leaked = 'Traceback (most recent call last):\n  File "/srv/site-packages/x.py"\n<html>UPSTREAM</html>'
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(leaked)
+
+    monkeypatch.setattr(services, "build_language_model", broken)
+    provider = Provider.objects.create(owner=user, name="odd", model="openai/gpt-4o-mini")
+    response = api.post(f"/api/providers/{provider.pk}/test/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ok"] is False
+    assert body["error"].startswith("RuntimeError: the call failed in an unexpected way")
+    for leak in ("Traceback", "site-packages", "UPSTREAM", "/srv/"):
+        assert leak not in response.content.decode()
+    assert "UPSTREAM" in caplog.text  # the server's log keeps the reason
