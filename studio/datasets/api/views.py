@@ -16,12 +16,13 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from studio.common.errors import FieldErrorsSerializer
+from studio.common.exceptions import DomainError, NotFound
 from studio.common.parsers import JSONParser
 from studio.datasets import services, versions
 from studio.datasets.api.filters import DatasetFilter
@@ -167,8 +168,8 @@ class DatasetViewSet(
         dataset = self.get_object()
         raw = request.query_params.get("limit", "20")
         if not raw.isdigit() or not 1 <= int(raw) <= PREVIEW_MAX_ROWS:
-            raise ValidationError(
-                {"limit": [f"`limit` must be an int from 1 to {PREVIEW_MAX_ROWS}, got {raw!r}"]}
+            raise DomainError(
+                f"`limit` must be an int from 1 to {PREVIEW_MAX_ROWS}, got {raw!r}", path="limit"
             )
         return Response({"rows": services.preview_dataset(dataset, limit=int(raw))})
 
@@ -294,7 +295,7 @@ class DatasetViewSet(
         version = self._version(self.get_object(), number)
         split = request.query_params.get("split") or None
         if split not in (None, "train", "test"):
-            raise ValidationError({"split": [f"`split` must be train or test, got {split!r}"]})
+            raise DomainError(f"`split` must be train or test, got {split!r}", path="split")
         offset = _int_query(request, "offset", 0, high=10**9)
         limit = _int_query(request, "limit", 50, low=1, high=ROWS_PAGE_MAX)
         try:
@@ -335,5 +336,5 @@ def _int_query(request: Request, name: str, default: int, *, low: int = 0, high:
         return default
     if not raw.isdigit() or not low <= int(raw) <= high:
         message = f"`{name}` must be an int from {low} to {high}, got {raw!r}"
-        raise ValidationError({name: [message]})
+        raise DomainError(message, path=name)
     return int(raw)

@@ -17,13 +17,12 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from studio.common.errors import FieldErrorsSerializer
-from studio.common.exceptions import FieldError
+from studio.common.exceptions import DomainError, FieldError
 from studio.common.parsers import JSONParser
 from studio.programs import services, templates
 from studio.programs.api.serializers import (
@@ -267,7 +266,7 @@ class ProgramViewSet(
         for key in ("from", "to"):
             raw = request.query_params.get(key, "")
             if not raw.isdigit():
-                raise ValidationError({key: [f"`{key}` must be a version number, got {raw!r}"]})
+                raise DomainError(f"`{key}` must be a version number, got {raw!r}", path=key)
             numbers[key] = int(raw)
         old = self._version(program, numbers["from"])
         new = self._version(program, numbers["to"])
