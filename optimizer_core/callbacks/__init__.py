@@ -1,7 +1,8 @@
 """Callbacks: objects that follow a run of `fit`, `evaluate` or `predict`.
 
 `CallbackList` is what the trainer calls; `History` is what `fit` returns;
-`ProgramCheckpoint` saves the program as it improves; `CSVLogger` writes each
+`ProgramCheckpoint` saves the program as it improves; `EarlyStopping` stops
+`fit` when a monitored figure stops improving; `CSVLogger` writes each
 epoch's logs to a CSV file; `ProgressBar` draws the run on the terminal.
 Subclass `Callback` to write your own: its hooks may be ``def`` or ``async def``.
 The built-ins' hooks are plain methods that return an awaitable, so they work
@@ -16,6 +17,7 @@ from typing import Any
 from optimizer_core.callbacks.callback import Callback
 from optimizer_core.callbacks.callback_list import CallbackList
 from optimizer_core.callbacks.csv_logger import CSVLogger
+from optimizer_core.callbacks.early_stopping import EarlyStopping
 from optimizer_core.callbacks.history import History
 from optimizer_core.callbacks.program_checkpoint import ProgramCheckpoint
 from optimizer_core.callbacks.progress_bar import ProgressBar
@@ -25,6 +27,7 @@ __all__ = [
     "CSVLogger",
     "Callback",
     "CallbackList",
+    "EarlyStopping",
     "History",
     "ProgramCheckpoint",
     "ProgressBar",
@@ -34,7 +37,9 @@ __all__ = [
 ]
 
 _FAMILY: Family[Callback] = Family(
-    kind="callback", base=Callback, built_ins=(History, ProgramCheckpoint, CSVLogger, ProgressBar)
+    kind="callback",
+    base=Callback,
+    built_ins=(History, ProgramCheckpoint, CSVLogger, ProgressBar, EarlyStopping),
 )
 
 

@@ -50,8 +50,8 @@ def test_get_from_a_config_dict() -> None:
 
 
 def test_get_rejects_unknown_names_and_names_that_need_arguments() -> None:
-    with pytest.raises(ValueError, match="unknown callback 'early_stopping'"):
-        callbacks.get("early_stopping")
+    with pytest.raises(ValueError, match="unknown callback 'no_such_callback'"):
+        callbacks.get("no_such_callback")
     with pytest.raises(ValueError, match="needs arguments"):
         callbacks.get("program_checkpoint")
     with pytest.raises(TypeError, match="`identifier`"):
