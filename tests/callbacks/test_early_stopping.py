@@ -187,3 +187,25 @@ def test_serializes_and_is_found_by_name() -> None:
 def test_rejects_bad_arguments(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         EarlyStopping(**kwargs)
+
+
+async def test_watches_val_reward_by_default_in_a_real_fit() -> None:
+    x, y, student = capitals(20)
+    program = await build_program(synalinks.FakeLanguageModel(responder=student))
+    program.compile(
+        reward=synalinks.rewards.ExactMatch(in_mask=["answer"]),
+        optimizer=synalinks.optimizers.RandomFewShot(seed=0),
+    )
+    stopper = EarlyStopping(patience=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # val_reward is there: no warning
+        history = await program.fit(
+            x=x, y=y, validation_split=0.25, epochs=6, batch_size=5, callbacks=[stopper], verbose=0
+        )
+    rewards = history.history["val_reward"]
+    assert stopper.best == max(rewards)
+    if stopper.stopped_epoch:
+        assert len(rewards) == stopper.stopped_epoch + 1
+        assert rewards[-1] <= max(rewards[:-1])  # the last epoch did not improve
+    else:
+        assert len(rewards) == 6
