@@ -20,12 +20,21 @@ class Scripted(synalinks.callbacks.Callback):
     def __init__(self, scores: list[float], key: str = "score") -> None:
         super().__init__()
         self.scores, self.key = scores, key
+        self.mark = False
         self.variables: list[Any] = []
 
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         assert logs is not None
         logs[self.key] = self.scores[epoch]
+        if self.mark and epoch > 0:  # make each later epoch's variables tell apart
+            for variable in self.program.trainable_variables:
+                variable.update({"instructions": f"as at epoch {epoch}"})
         self.variables.append(trainable_state(self.program))
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        if self.mark:  # after the trainer's own restore, before EarlyStopping's
+            for variable in self.program.trainable_variables:
+                variable.update({"instructions": "changed after the last epoch"})
 
 
 def trainable_state(program: Any) -> dict[str, Any]:
@@ -33,7 +42,7 @@ def trainable_state(program: Any) -> dict[str, Any]:
 
 
 async def fit_with(
-    scores: list[float], stopper: EarlyStopping, *, key: str = "score"
+    scores: list[float], stopper: EarlyStopping, *, key: str = "score", mark: bool = False
 ) -> tuple[Any, Any, Scripted]:
     x, y, student = capitals(12)
     program = await build_program(synalinks.FakeLanguageModel(responder=student))
@@ -42,6 +51,7 @@ async def fit_with(
         optimizer=synalinks.optimizers.RandomFewShot(seed=0),
     )
     scripted = Scripted(scores, key)
+    scripted.mark = mark
     history = await program.fit(
         x=x, y=y, epochs=len(scores), batch_size=4, callbacks=[scripted, stopper], verbose=0
     )
@@ -124,19 +134,20 @@ async def test_start_from_epoch_ignores_the_first_epochs() -> None:
 
 async def test_restore_best_variables_puts_back_the_best_epochs_variables() -> None:
     stopper = EarlyStopping(monitor="score", mode="min", patience=3, restore_best_variables=True)
-    program, history, scripted = await fit_with([0.1, 0.5, 0.4, 0.3, 0.2], stopper)
+    program, history, scripted = await fit_with([0.1, 0.5, 0.4, 0.3, 0.2], stopper, mark=True)
     assert epochs_run(history) == 4  # 3 epochs without improvement after epoch 0
     assert stopper.best_epoch == 0
-    assert scripted.variables[0] != scripted.variables[-1]  # the trainer kept another epoch's
+    assert scripted.variables[0] != scripted.variables[-1]
     assert trainable_state(program) == scripted.variables[0]
 
 
 async def test_without_restore_it_keeps_no_variables() -> None:
     stopper = EarlyStopping(monitor="score", mode="min", patience=3)
-    program, _, _ = await fit_with([0.1, 0.5, 0.4, 0.3, 0.2], stopper)
+    program, _, scripted = await fit_with([0.1, 0.5, 0.4, 0.3, 0.2], stopper, mark=True)
     assert stopper.best_variables is None
     assert stopper.best_epoch == 0
     assert program.stop_training
+    assert trainable_state(program) != scripted.variables[0]
 
 
 async def test_a_missing_monitor_warns_once_and_never_stops() -> None:
