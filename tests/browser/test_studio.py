@@ -135,7 +135,7 @@ def test_a_new_user_trains_and_compares(
     page.get_by_role("button", name="Upload", exact=True).click()
     expect(page.get_by_role("region", name="Dataset capitals")).to_be_visible()
     expect(page.get_by_test_id("dataset-status")).to_have_text("valid", timeout=30_000)
-    expect(page.get_by_role("table", name="Preview", exact=True)).to_contain_text("Paris")
+    expect(page.get_by_role("table", name="Version rows", exact=True)).to_contain_text("Paris")
     shot("datasets.png")
 
     # Build Input -> Generator on the canvas, and save it (version 1).

@@ -12,6 +12,7 @@ task calls), for a hostile stored version, fork document or run config.
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 from typing import Any
@@ -302,4 +303,25 @@ def test_the_studio_never_turns_safe_mode_off_or_loads_documents_elsewhere() -> 
         text = path.read_text()
         assert "safe_mode=False" not in text and "safe_mode_scope(False)" not in text, path
         if path.name != "documents.py" or path.parent.name != "programs":
-            assert ".from_json(" not in text and "Program.load(" not in text, path
+            # Calls, not text: the prompt export hands the user a snippet (a string) that
+            # loads the program on their own machine; the studio itself never does.
+            assert not _loads_documents(text), path
+
+
+def _loads_documents(source: str) -> list[str]:
+    """The document-loading calls in ``source``: ``x.from_json(...)``, ``Program.load(...)``."""
+    calls = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if node.func.attr == "from_json" or (
+                node.func.attr == "load" and isinstance(owner, ast.Name) and owner.id == "Program"
+            ):
+                calls.append(ast.unparse(node.func))
+    return calls
+
+
+def test_a_document_loading_call_is_found_and_a_string_naming_one_is_not() -> None:
+    assert _loads_documents("program = oc.Program.from_json(data)") == ["oc.Program.from_json"]
+    assert _loads_documents("Program.load(path)") == ["Program.load"]
+    assert _loads_documents('SNIPPET = "program = Program.from_json(data)"') == []
