@@ -10,7 +10,7 @@ current epoch, the proposed ``candidates``, the kept ``best_candidates``
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from typing import Any
 
@@ -135,3 +135,31 @@ class Variable:
 
     def __repr__(self) -> str:
         return f"<Variable {self.name} trainable={self.trainable} fields={self.trainable_fields}>"
+
+
+# Snapshots: what putting the trainable variables back needs (the best epoch's restore,
+# EarlyStopping's restore_best_variables). Beside Variable so that the programs and the
+# callbacks packages both import it without importing each other.
+
+Snapshot = dict[str, JsonDict]
+"""Each trainable variable's trainable fields and ``current_candidate``, by variable name."""
+
+
+def snapshot(trainable_variables: Sequence[Variable]) -> Snapshot:
+    """What restoring needs of the variables as they are now (a copy)."""
+    return {
+        v.name: copy.deepcopy(
+            {**v.get_trainable_json(), "current_candidate": v.get("current_candidate")}
+        )
+        for v in trainable_variables
+    }
+
+
+def restore(trainable_variables: Sequence[Variable], values: Mapping[str, JsonDict]) -> None:
+    """Put each variable named in `values` back as it was there (others stay)."""
+    for variable in trainable_variables:
+        kept = values.get(variable.name)
+        if kept is None:
+            continue
+        variable.assign(kept)
+        variable.update({"current_candidate": kept.get("current_candidate")})

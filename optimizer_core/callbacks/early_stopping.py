@@ -16,7 +16,7 @@ from optimizer_core.callbacks.monitoring import (
     monitor_op,
     read_value,
 )
-from optimizer_core.programs.best_epoch import Snapshot, restore, snapshot
+from optimizer_core.variables import Snapshot, restore, snapshot
 
 
 class EarlyStopping(Callback):

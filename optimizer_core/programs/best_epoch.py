@@ -28,33 +28,10 @@ from typing import Any
 
 from optimizer_core.datamodels import JsonDict
 from optimizer_core.exceptions import SerializationError
-from optimizer_core.variables import Variable
+from optimizer_core.variables import Snapshot, Variable, restore, snapshot
 
 START_EPOCH = -1
 """The "epoch" of the starting values, when they compete (``fit(validate_start=True)``)."""
-
-Snapshot = dict[str, JsonDict]
-"""Each trainable variable's trainable fields and ``current_candidate``, by variable name."""
-
-
-def snapshot(trainable_variables: Sequence[Variable]) -> Snapshot:
-    """What restoring needs of the variables as they are now (a copy)."""
-    return {
-        v.name: copy.deepcopy(
-            {**v.get_trainable_json(), "current_candidate": v.get("current_candidate")}
-        )
-        for v in trainable_variables
-    }
-
-
-def restore(trainable_variables: Sequence[Variable], values: Mapping[str, JsonDict]) -> None:
-    """Put each variable named in `values` back as it was there (others stay)."""
-    for variable in trainable_variables:
-        kept = values.get(variable.name)
-        if kept is None:
-            continue
-        variable.assign(kept)
-        variable.update({"current_candidate": kept.get("current_candidate")})
 
 
 class BestEpoch:

@@ -34,7 +34,8 @@ from typing import Any
 from optimizer_core.callbacks.history import History
 from optimizer_core.datamodels import JsonDict
 from optimizer_core.exceptions import SerializationError
-from optimizer_core.programs.best_epoch import BestEpoch, Snapshot
+from optimizer_core.programs.best_epoch import BestEpoch
+from optimizer_core.variables import Snapshot
 
 logger = logging.getLogger("optimizer_core")
 

@@ -23,7 +23,6 @@ from optimizer_core.modules.module import (
     iter_modules,
     unique_name,
 )
-from optimizer_core.programs.best_epoch import snapshot
 from optimizer_core.programs.fit_state import FitState
 from optimizer_core.programs.results import Trace, TraceStep
 from optimizer_core.programs.trainer import Trainer
@@ -47,7 +46,7 @@ from optimizer_core.saving.object_registry import (
     safe_mode_scope,
 )
 from optimizer_core.saving.paths import locate, place_error
-from optimizer_core.variables import Variable
+from optimizer_core.variables import Variable, snapshot
 
 
 class Program(Trainer):

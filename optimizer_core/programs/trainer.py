@@ -75,7 +75,7 @@ from optimizer_core.optimizers import Optimizer
 from optimizer_core.optimizers.context import TrainingContext
 from optimizer_core.optimizers.optimizer import MAX_PREDICTIONS
 from optimizer_core.optimizers.steps import StepJob
-from optimizer_core.programs.best_epoch import START_EPOCH, restore, snapshot
+from optimizer_core.programs.best_epoch import START_EPOCH
 from optimizer_core.programs.candidate_scoring import CandidateMinibatch, ResultCache
 from optimizer_core.programs.epoch_iterator import (
     EpochIterator,
@@ -88,7 +88,7 @@ from optimizer_core.programs.fit_state import FitState
 from optimizer_core.programs.results import EvaluatedExample, Evaluation, TraceStep
 from optimizer_core.rewards import Reward
 from optimizer_core.saving.object_registry import serialize_object
-from optimizer_core.variables import Variable
+from optimizer_core.variables import Variable, restore, snapshot
 
 logger = logging.getLogger("optimizer_core")
 
