@@ -134,6 +134,7 @@ class OMEGA(RandomFewShot):
         instructions: task-specific guidance for the mutation and crossover programs.
         seed: random seed (default None).
         name: a name for logs.
+        description: what the optimizer is for (kept in its config; default None).
 
     Example:
         ```python
@@ -200,6 +201,7 @@ class OMEGA(RandomFewShot):
             "task-specific guidance for the mutation and crossover programs",
             label="Optimizer instructions",
         ),
+        Param("description", "what the optimizer is for", offered=False),
     )
 
     def __init__(
@@ -225,7 +227,10 @@ class OMEGA(RandomFewShot):
         instructions: str | None = None,
         seed: int | None = None,
         name: str | None = None,
+        description: str | None = None,
     ) -> None:
+        if description is not None and not isinstance(description, str):
+            raise TypeError(f"`description` must be a string, got {type(description).__name__}")
         if language_model is None:
             raise ValueError(
                 "`language_model` is required: OMEGA's mutations and crossovers are "
@@ -273,6 +278,7 @@ class OMEGA(RandomFewShot):
         self.selection_temperature = float(selection_temperature)
         self.merging_rate = float(merging_rate)
         self.algorithm = algorithm
+        self.description = description
         self.selection = selection
         self.prompts = prompts
         self.instructions = instructions
@@ -638,6 +644,7 @@ class OMEGA(RandomFewShot):
             "selection": self.selection,
             "prompts": self.prompts,
             "instructions": self.instructions,
+            "description": self.description,
         }
 
     @classmethod

@@ -160,6 +160,7 @@ def test_guide_defaults() -> None:
         "k_nearest_fitter": 5, "distance_function": None, "mutation_temperature": 0.3,
         "crossover_temperature": 0.3, "selection_temperature": 0.3, "merging_rate": 0.02,
         "algorithm": "dns", "selection": "softmax", "prompts": "auto", "instructions": None,
+        "description": None,
     }  # fmt: skip
 
 
@@ -173,6 +174,7 @@ def test_config_round_trip_and_lookup() -> None:
         selection="best",
         instructions="Focus on edge cases",
         few_shot_learning=True,
+        description="Rewrites the answer instructions",
     )
     config = synalinks.optimizers.serialize(optimizer)
     json.dumps(config)
@@ -180,10 +182,17 @@ def test_config_round_trip_and_lookup() -> None:
     assert isinstance(again, OMEGA)
     assert again.get_config() == optimizer.get_config()
     assert again.distance_function is line_distance
+    assert again.description == "Rewrites the answer instructions"
+    assert again.get_config()["description"] == "Rewrites the answer instructions"
     assert isinstance(again.embedding_model, synalinks.FakeEmbeddingModel)
     assert synalinks.optimizers.get(optimizer) is optimizer
     with pytest.raises(ValueError, match="`language_model` is required"):
         synalinks.optimizers.get("omega")
+
+
+def test_a_description_that_is_not_a_string_is_refused() -> None:
+    with pytest.raises(TypeError, match="`description` must be a string"):
+        omega(description=3)
 
 
 def test_an_unregistered_distance_function_cannot_be_saved() -> None:
