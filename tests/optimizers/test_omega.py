@@ -888,3 +888,17 @@ def test_a_variable_field_named_like_a_compact_key_is_nested() -> None:
     assert compact_inputs({"task": "x"}, [], task="t") == {
         "task": "t", "current": {"task": "x"}, "mistakes": []
     }  # fmt: skip
+
+
+async def test_the_description_survives_a_program_save_and_load(tmp_path) -> None:
+    _, _, student = capitals(4)
+    program = await build_program(synalinks.FakeLanguageModel(responder=student))
+    program.compile(
+        reward=synalinks.rewards.ExactMatch(),
+        optimizer=omega(description="Rewrites the answer instructions"),
+    )
+    program.save(tmp_path / "described.json")
+    loaded = synalinks.Program.load(tmp_path / "described.json")
+    assert isinstance(loaded.optimizer, OMEGA)
+    assert loaded.optimizer.description == "Rewrites the answer instructions"
+    assert loaded.optimizer.get_config()["description"] == "Rewrites the answer instructions"
