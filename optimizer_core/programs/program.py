@@ -34,7 +34,9 @@ from optimizer_core.programs.variable_files import (
     load_variables,
     read_json,
     save_variables,
+    set_state_tree,
     short_error,
+    state_tree,
     variables_layout,
     write_json,
 )
@@ -525,6 +527,22 @@ class Program(Trainer):
                 raise SerializationError(
                     f"variable {name!r}: {reason}", path=f"variables.{name}", reason=reason
                 ) from error
+
+    def get_state_tree(self) -> JsonDict:
+        """``{module name: {variable path: JSON state}}`` of every variable.
+
+        Trainable and non-trainable alike; `set_state_tree` loads it back.
+        """
+        return state_tree(self)
+
+    def set_state_tree(self, tree: JsonDict) -> None:
+        """Load a `get_state_tree` back, each variable found by module and path.
+
+        Raises:
+            SerializationError: an unknown module or variable path (named in the
+                error) or a tree not shaped ``{module: {path: object}}``.
+        """
+        set_state_tree(self, tree)
 
     def get_variables_layout(self) -> list[JsonDict]:
         """Where each variable sits in the graph, independent of generated names.

@@ -367,3 +367,67 @@ __all__ = [
     "variables_layout",
     "write_json",
 ]
+
+
+def state_tree(program: VariableHolder) -> JsonDict:
+    """``{module name: {variable path: JSON state}}`` of every variable of `program`.
+
+    The path is the variable's place in its module (`variables_layout`'s ``path``);
+    the state is the variable's whole JSON (trainable fields and bookkeeping).
+    """
+    tree: JsonDict = {}
+    for entry in variables_layout(program.modules):
+        variable = program.get_variable(entry["variable"])
+        tree.setdefault(entry["module"], {})[entry["path"]] = variable.get_json()
+    return tree
+
+
+def set_state_tree(program: VariableHolder, tree: Any) -> None:
+    """Load a `state_tree` back into `program`, each variable found by its path.
+
+    Raises:
+        SerializationError: a tree that is not ``{module: {path: object}}``, a module
+            or path the program lacks (named in the error, ``path`` holds it), or a
+            state its variable refuses.
+    """
+    if not isinstance(tree, dict):
+        raise SerializationError(
+            f"a state tree must be an object keyed by module name, got {type(tree).__name__}"
+        )
+    places: dict[str, dict[str, str]] = {}
+    for entry in variables_layout(program.modules):
+        places.setdefault(entry["module"], {})[entry["path"]] = entry["variable"]
+    for module, states in tree.items():
+        if module not in places:
+            raise SerializationError(
+                f"state tree: program has no module {module!r} holding variables; "
+                f"it has {sorted(places)}",
+                path=str(module),
+            )
+        if not isinstance(states, dict):
+            raise SerializationError(
+                f"state tree: {module!r} must be an object keyed by variable path, "
+                f"got {type(states).__name__}",
+                path=str(module),
+            )
+        for place, state in states.items():
+            where = f"{module}.{place}"
+            if place not in places[module]:
+                raise SerializationError(
+                    f"state tree: module {module!r} has no variable {place!r}; "
+                    f"it has {sorted(places[module])}",
+                    path=where,
+                )
+            if not isinstance(state, dict):
+                raise SerializationError(
+                    f"state tree: {where} must be a variable's JSON object, "
+                    f"got {type(state).__name__}",
+                    path=where,
+                )
+            try:
+                program.get_variable(places[module][place]).load_json(state)
+            except Exception as error:
+                reason = short_error(error)
+                raise SerializationError(
+                    f"state tree: {where}: {reason}", path=where, reason=reason
+                ) from error
