@@ -62,6 +62,7 @@ def plot_history(
     metrics: Sequence[str] | None = None,
     title: str | None = None,
     dpi: int = DEFAULT_DPI,
+    metrics_filter: Sequence[str] | None = None,
 ) -> Path:
     """Plot the per-epoch training curves of a `fit()` run.
 
@@ -78,6 +79,8 @@ def plot_history(
             None (all).
         title: the figure's title. Defaults to None (``"Training history"``).
         dpi: resolution of the image. Defaults to 120.
+        metrics_filter: the reference's name for `metrics` (used when `metrics`
+            is None).
 
     Returns:
         The path of the file written.
@@ -94,7 +97,7 @@ def plot_history(
     """
     target = _target(to_folder, to_file, dpi)
     series = _history_series(history)
-    bases = _select(_base_names(series), metrics)
+    bases = _select(_base_names(series), metrics if metrics is not None else metrics_filter)
 
     figure = _new_figure(*_history_figure_size(len(bases)))
     columns = 1 if len(bases) == 1 else 2
