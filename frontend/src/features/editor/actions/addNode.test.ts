@@ -39,6 +39,10 @@ describe('addNode', () => {
       'use_inputs_schema',
       'use_outputs_schema',
       'temperature',
+      'max_tokens',
+      'top_p',
+      'top_k',
+      'reasoning_effort',
     ]);
   });
 

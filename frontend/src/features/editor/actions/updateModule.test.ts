@@ -34,6 +34,29 @@ describe('updateModule', () => {
     ).toBe('An Input has no temperature setting.');
   });
 
+  it('sets and clears the sampling settings, and refuses one out of range', () => {
+    const state = makeState('qa');
+    const cot = state.nodes[2]!.id;
+    const settings = { max_tokens: 512, top_p: 0.9, top_k: 40, reasoning_effort: 'low' } as const;
+    const next = apply(state, updateModule, { nodeId: cot, config: settings });
+    expect(graphToDocument(next).document.program.modules[2]!.module.config).toMatchObject(
+      settings,
+    );
+    const cleared = apply(next, updateModule, { nodeId: cot, config: { top_k: null } });
+    expect(generatorData(cleared, 2).config).toMatchObject({ top_k: null, top_p: 0.9 });
+    expect(reason(next, updateModule, { nodeId: cot, config: { top_p: 1.5 } })).toBe(
+      "Top p must be a number above 0 and at most 1 (empty: the provider's default).",
+    );
+    expect(reason(next, updateModule, { nodeId: cot, config: { max_tokens: 0.5 } })).toMatch(
+      /^Max tokens must be a whole number >= 1/,
+    );
+    // A refused edit changes nothing.
+    expect(generatorData(next, 2).config.top_p).toBe(0.9);
+    expect(reason(state, updateModule, { nodeId: state.nodes[0]!.id, config: { top_k: 3 } })).toBe(
+      'An Input has no top_k setting.',
+    );
+  });
+
   it('edits settings and the trainable variable', () => {
     const state = makeState('qa');
     const gen = state.nodes[1]!.id;

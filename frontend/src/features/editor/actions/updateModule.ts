@@ -6,6 +6,7 @@ import {
   type VariableJson,
 } from '../model/document';
 import { moduleName, type ProgramNode } from '../model/graph';
+import { firstSamplingProblem } from '../model/sampling';
 import { change, defineAction, refuse } from './types';
 
 export type ModulePatch = Partial<Omit<GeneratorConfig, 'data_model'>>;
@@ -34,13 +35,8 @@ export const updateModule = defineAction<UpdateModuleArgs>({
         return refuse(`Another module is already named '${newName}'.`);
       }
     }
-    if (
-      config.temperature !== undefined &&
-      config.temperature !== null &&
-      !(config.temperature >= 0)
-    ) {
-      return refuse('Temperature must be >= 0 (or empty for the model default).');
-    }
+    const sampling = firstSamplingProblem(config);
+    if (sampling && node.data.kind !== 'Input') return refuse(sampling);
     if (node.data.kind === 'Input') {
       const allowed = ['name', 'description', 'trainable'] as const;
       const extra = Object.keys(config).filter((k) => !(allowed as readonly string[]).includes(k));

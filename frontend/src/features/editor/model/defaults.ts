@@ -71,6 +71,10 @@ export function createNode(
     use_inputs_schema: false,
     use_outputs_schema: false,
     temperature: null,
+    max_tokens: null,
+    top_p: null,
+    top_k: null,
+    reasoning_effort: null,
   };
   const variable = emptyVariable(defaultInstructions(kind, dataModel.schema));
   return { id, type: kind, position, data: { kind, envelope, config, variable } } as ProgramNode;

@@ -43,7 +43,16 @@ export type GeneratorConfig = ModuleConfigBase & {
   use_inputs_schema: boolean;
   use_outputs_schema: boolean;
   temperature: number | null;
+  /** Sampling settings beside `temperature` (null or absent: not set, so not sent). */
+  max_tokens?: number | null;
+  top_p?: number | null;
+  top_k?: number | null;
+  reasoning_effort?: ReasoningEffort | null;
 };
+
+/** `REASONING_EFFORTS` of optimizer_core/language_models/language_model.py. */
+export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high', 'disable', 'none'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
 
 export type Example = { inputs: JsonObject; outputs: JsonObject; reward?: number | null };
 

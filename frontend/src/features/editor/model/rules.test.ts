@@ -43,7 +43,17 @@ describe('programProblems', () => {
     if (gen.data.kind !== 'Input') gen.data.config.temperature = -0.5;
     expect(messages({ ...state, meta: { ...state.meta, name: ' ' } })).toEqual([
       'The program needs a name.',
-      "Generator 'generator': temperature must be >= 0.",
+      "Generator 'generator': temperature must be a number >= 0.",
+    ]);
+  });
+
+  it('flags sampling settings a hand-edited file puts out of range', () => {
+    const state = makeState('qa');
+    const cot = state.nodes[2]!;
+    if (cot.data.kind !== 'Input') Object.assign(cot.data.config, { top_p: 2, top_k: 0 });
+    expect(messages(state)).toEqual([
+      "ChainOfThought 'chain_of_thought': top p must be a number above 0 and at most 1.",
+      "ChainOfThought 'chain_of_thought': top k must be a whole number >= 1.",
     ]);
   });
 });

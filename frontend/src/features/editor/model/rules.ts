@@ -11,6 +11,7 @@ import {
   type ProgramEdge,
   type ProgramNode,
 } from './graph';
+import { SAMPLING_KEYS, SAMPLING_LABELS, samplingProblem } from './sampling';
 
 export type ConnectionCheck = { ok: true } | { ok: false; reason: string };
 
@@ -132,9 +133,12 @@ export function programProblems(graph: EditorGraph): Problem[] {
         message: `${label(node)} takes one input, it has ${count}.`,
       });
     }
-    const temperature = node.data.config.temperature;
-    if (temperature !== null && !(typeof temperature === 'number' && temperature >= 0)) {
-      problems.push({ nodeId: node.id, message: `${label(node)}: temperature must be >= 0.` });
+    for (const key of SAMPLING_KEYS) {
+      const problem = samplingProblem(key, node.data.config[key]);
+      if (problem) {
+        const setting = SAMPLING_LABELS[key].toLowerCase();
+        problems.push({ nodeId: node.id, message: `${label(node)}: ${setting} ${problem}.` });
+      }
     }
   }
   if (!graph.nodes.some((n) => n.data.kind === 'Input')) {
