@@ -96,6 +96,43 @@ describe('EditorPage', () => {
     expect(screen.queryByRole('alert')).toBeNull();
   });
 
+  it('edits the sampling settings, refusing one out of range beside its field', async () => {
+    const user = userEvent.setup();
+    renderEditor();
+    await user.click(screen.getByRole('button', { name: 'Add Chain of thought' }));
+    const inspector = screen.getByRole('complementary', { name: 'Inspector' });
+    const config = () => {
+      const node = useEditorStore.getState().nodes[2]!;
+      if (node.data.kind === 'Input') throw new Error('expected a ChainOfThought');
+      return node.data.config;
+    };
+    const topP = within(inspector).getByLabelText('Top p');
+    expect(topP).toHaveValue('');
+    await user.type(topP, '1.5{Enter}');
+    expect(within(inspector).getByRole('alert')).toHaveTextContent(
+      'Top p must be a number above 0 and at most 1',
+    );
+    expect(topP).toHaveAttribute('aria-invalid', 'true');
+    expect(config().top_p).toBeNull();
+    await user.clear(topP);
+    await user.type(topP, '0.9{Enter}');
+    expect(within(inspector).queryByRole('alert')).toBeNull();
+    await user.type(within(inspector).getByLabelText('Max tokens'), '512{Enter}');
+    await user.type(within(inspector).getByLabelText('Top k'), 'many{Enter}');
+    expect(within(inspector).getByRole('alert')).toHaveTextContent('Top k must be a number.');
+    await user.selectOptions(within(inspector).getByLabelText('Reasoning effort'), 'low');
+    expect(config()).toMatchObject({ top_p: 0.9, max_tokens: 512, top_k: null });
+    expect(config().reasoning_effort).toBe('low');
+    // Empty is "not set" again.
+    await user.clear(topP);
+    await user.tab();
+    await user.selectOptions(
+      within(inspector).getByLabelText('Reasoning effort'),
+      'provider default',
+    );
+    expect(config()).toMatchObject({ top_p: null, reasoning_effort: null, max_tokens: 512 });
+  });
+
   it('lays the graph out with L', async () => {
     renderEditor();
     act(() => {

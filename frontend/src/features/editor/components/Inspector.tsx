@@ -9,7 +9,19 @@ import {
   updateProgram,
   type ModulePatch,
 } from '../actions/updateModule';
-import { variableName, type Example } from '../model/document';
+import {
+  REASONING_EFFORTS,
+  variableName,
+  type Example,
+  type GeneratorConfig,
+  type ReasoningEffort,
+} from '../model/document';
+import {
+  parseSampling,
+  SAMPLING_LABELS,
+  samplingText,
+  type NumericSamplingKey,
+} from '../model/sampling';
 import { moduleName, type GeneratorNodeData, type ProgramNode } from '../model/graph';
 import { useProgramProblems } from '../hooks/useProgramProblems';
 import { SHORTCUTS } from '../hooks/useKeyboardShortcuts';
@@ -260,20 +272,6 @@ function GeneratorSettings({ nodeId, data }: { nodeId: string; data: GeneratorNo
             }
           />
         </Field>
-        <Field label="Temperature" hint="Empty: the language model's default.">
-          <CommitField
-            label="Temperature"
-            inputMode="decimal"
-            value={config.temperature === null ? '' : String(config.temperature)}
-            onCommit={(text) => {
-              if (!text.trim()) return patch({ temperature: null });
-              const value = Number(text);
-              return Number.isFinite(value)
-                ? patch({ temperature: value })
-                : 'Temperature must be a number.';
-            }}
-          />
-        </Field>
         <label className={styles.check}>
           <input
             type="checkbox"
@@ -291,6 +289,7 @@ function GeneratorSettings({ nodeId, data }: { nodeId: string; data: GeneratorNo
           Show the output JSON schema in the prompt
         </label>
       </section>
+      <SamplingSettings config={config} patch={patch} />
       <section className={styles.section}>
         <h3 className={styles.sectionTitle}>
           Trainable variable <span className="mono">{variableName(config.name)}</span>
@@ -324,6 +323,90 @@ function GeneratorSettings({ nodeId, data }: { nodeId: string; data: GeneratorNo
         </p>
       </section>
     </>
+  );
+}
+
+const NUMERIC_SAMPLING: {
+  key: NumericSamplingKey;
+  inputMode: 'decimal' | 'numeric';
+  hint: string;
+}[] = [
+  {
+    key: 'temperature',
+    inputMode: 'decimal',
+    hint: "0 or more. Empty: the language model's temperature.",
+  },
+  {
+    key: 'max_tokens',
+    inputMode: 'numeric',
+    hint: "The longest answer, 1 or more. Empty: the language model's, else room for the longest answer the data model allows.",
+  },
+  {
+    key: 'top_p',
+    inputMode: 'decimal',
+    hint: "Above 0, at most 1. Empty: the provider's default.",
+  },
+  {
+    key: 'top_k',
+    inputMode: 'numeric',
+    hint: "1 or more, sent to providers that take it. Empty: the provider's default.",
+  },
+];
+
+const EFFORT_LABELS: Record<ReasoningEffort, string> = {
+  minimal: 'minimal',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  disable: "disable (turn an Ollama model's thinking off)",
+  none: 'none (send nothing)',
+};
+
+/** How the language model samples this module's answers; an empty setting is not set here. */
+function SamplingSettings({
+  config,
+  patch,
+}: {
+  config: GeneratorConfig;
+  patch: (change: ModulePatch) => string | null;
+}) {
+  return (
+    <section className={styles.section}>
+      <h3 className={styles.sectionTitle}>Sampling</h3>
+      {NUMERIC_SAMPLING.map(({ key, inputMode, hint }) => (
+        <Field key={key} label={SAMPLING_LABELS[key]} hint={hint}>
+          <CommitField
+            label={SAMPLING_LABELS[key]}
+            inputMode={inputMode}
+            value={samplingText(config[key])}
+            onCommit={(text) => {
+              const parsed = parseSampling(key, text);
+              return parsed.ok ? patch({ [key]: parsed.value }) : parsed.reason;
+            }}
+          />
+        </Field>
+      ))}
+      <Field
+        label={SAMPLING_LABELS.reasoning_effort}
+        hint="Sent to models that reason; their hidden reasoning gets room within max tokens."
+      >
+        <select
+          className="select"
+          aria-label={SAMPLING_LABELS.reasoning_effort}
+          value={config.reasoning_effort ?? ''}
+          onChange={(e) =>
+            patch({ reasoning_effort: (e.target.value || null) as ReasoningEffort | null })
+          }
+        >
+          <option value="">provider default</option>
+          {REASONING_EFFORTS.map((effort) => (
+            <option key={effort} value={effort}>
+              {EFFORT_LABELS[effort]}
+            </option>
+          ))}
+        </select>
+      </Field>
+    </section>
   );
 }
 
