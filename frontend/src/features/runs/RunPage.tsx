@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { GainVerdict } from '@/lib/components/GainVerdict';
+import { PromptExport } from '@/lib/components/PromptExport';
 import { useEventStream } from '@/lib/realtime/useEventStream';
 import { useCancelRun } from './api/runsCancel';
 import { useForkRun } from './api/runsFork';
@@ -48,6 +49,7 @@ export default function RunPage() {
   const navigate = useNavigate();
   const client = useQueryClient();
   const [forkEpoch, setForkEpoch] = useState('');
+  const [exporting, setExporting] = useState(false);
   const serverState = view.state ?? run.data?.state ?? null;
   // From the click on Cancel (optimistic) until the worker stops and says so.
   const cancelRequested =
@@ -126,11 +128,19 @@ export default function RunPage() {
           Compare
         </Link>
         {serverState === 'succeeded' && (
-          <Link className="btn" to={`/deployments?run=${runId}`}>
-            Deploy
-          </Link>
+          <>
+            <button type="button" className="btn" onClick={() => setExporting(true)}>
+              Export prompt
+            </button>
+            <Link className="btn" to={`/deployments?run=${runId}`}>
+              Deploy
+            </Link>
+          </>
         )}
       </div>
+      {exporting && (
+        <PromptExport source={{ kind: 'run', runId }} onClose={() => setExporting(false)} />
+      )}
       {(cancel.isError || fork.isError) && (
         <div className="alert" role="alert">
           {(cancel.error ?? fork.error)?.message}

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { CopyBlock } from '@/lib/components/CopyBlock';
 import { FormField } from '@/lib/components/FormField';
 import { ApiError } from '@/lib/api/errors';
 import { usePredict } from '../api/deploymentsPredict';
@@ -6,28 +7,6 @@ import { useToken } from '../api/authToken';
 import type { Deployment } from '../api/types';
 import { describeBytes } from '../model/inputLimit';
 import { curlSnippet, exampleInput, pythonSnippet } from '../model/snippets';
-
-function Snippet({ title, text }: { title: string; text: string }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    await globalThis.navigator?.clipboard?.writeText(text);
-    setCopied(true);
-  };
-  return (
-    <div className="card">
-      <div className="page-head" style={{ marginBottom: 6 }}>
-        <h2 style={{ margin: 0 }}>{title}</h2>
-        <span className="spacer" />
-        <button type="button" className="btn btn-small" onClick={() => void copy()}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <pre className="block" aria-label={`${title} snippet`} style={{ maxHeight: 'none' }}>
-        {text}
-      </pre>
-    </div>
-  );
-}
 
 /**
  * "Use it": the deployment's URL and input schema, copy-paste snippets (curl, Python with
@@ -135,8 +114,8 @@ export function UseItTab({ deployment }: { deployment: Deployment }) {
       </div>
       {!parseError && (
         <>
-          <Snippet title="curl" text={curlSnippet(deployment.predict_url, input)} />
-          <Snippet title="Python" text={pythonSnippet(deployment.predict_url, input)} />
+          <CopyBlock title="curl" text={curlSnippet(deployment.predict_url, input)} />
+          <CopyBlock title="Python" text={pythonSnippet(deployment.predict_url, input)} />
         </>
       )}
     </div>

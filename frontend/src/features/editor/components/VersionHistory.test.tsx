@@ -72,4 +72,34 @@ describe('VersionHistory', () => {
     expect(within(diff).getByText('shorter answers')).toBeInTheDocument();
     expect(await within(diff).findByText('variables.answer.instructions')).toBeInTheDocument();
   });
+
+  it("opens a version's prompt export from its row", async () => {
+    const user = userEvent.setup();
+    const calls = mockFetch({
+      'GET /api/programs/5/versions/': [200, VERSIONS],
+      'GET /api/programs/5/diff/?from=2&to=3': [200, { ...DIFF, from: 2, to: 3 }],
+      'GET /api/programs/5/versions/2/prompt/': [
+        200,
+        {
+          input_placeholder: '{{input}}',
+          generators: [
+            {
+              name: 'answer',
+              messages: [{ role: 'system', content: 'Answer shortly.' }],
+              text: '### SYSTEM\nAnswer shortly.',
+              response_format: {},
+              temperature: null,
+            },
+          ],
+          python: 'import optimizer_core',
+          document: {},
+        },
+      ],
+    });
+    renderHistory();
+    await user.click(await screen.findByRole('button', { name: 'Export the prompt of v2' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Export prompt' });
+    expect(await within(dialog).findByText(/Answer shortly\./)).toBeInTheDocument();
+    expect(calls.some((c) => c.url === '/api/programs/5/versions/2/prompt/')).toBe(true);
+  });
 });

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useVersions } from '@/lib/api/ops/programsVersionsList';
+import { PromptExport } from '@/lib/components/PromptExport';
 import { useDiff } from '../api/programsDiff';
 import styles from './editor.module.css';
 
@@ -24,6 +25,7 @@ export function VersionHistory({
   const versions = useVersions(programId);
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
+  const [exporting, setExporting] = useState<number | null>(null);
   const list = versions.data ?? [];
   const newest = list[0]?.number ?? null;
   const fromNumber = from ?? list[1]?.number ?? null;
@@ -92,6 +94,14 @@ export function VersionHistory({
               <td>
                 <button type="button" className="btn btn-small" onClick={() => onOpen(v.number)}>
                   Open
+                </button>{' '}
+                <button
+                  type="button"
+                  className="btn btn-small"
+                  aria-label={`Export the prompt of v${v.number}`}
+                  onClick={() => setExporting(v.number)}
+                >
+                  Prompt
                 </button>
               </td>
             </tr>
@@ -143,6 +153,12 @@ export function VersionHistory({
             </>
           )}
         </section>
+      )}
+      {exporting !== null && (
+        <PromptExport
+          source={{ kind: 'version', programId, number: exporting }}
+          onClose={() => setExporting(null)}
+        />
       )}
     </dialog>
   );
