@@ -3,7 +3,8 @@
 `CallbackList` is what the trainer calls; `History` is what `fit` returns;
 `ProgramCheckpoint` saves the program as it improves; `EarlyStopping` stops
 `fit` when a monitored figure stops improving; `CSVLogger` writes each
-epoch's logs to a CSV file; `ProgressBar` draws the run on the terminal.
+epoch's logs to a CSV file; `ProgressBar` draws the run on the terminal;
+`BackupAndRestore` backs a fit up so that a killed script goes on where it stopped.
 Subclass `Callback` to write your own: its hooks may be ``def`` or ``async def``.
 The built-ins' hooks are plain methods that return an awaitable, so they work
 called plainly (``checkpoint.on_epoch_end(epoch, logs)``, as in the reference
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from optimizer_core.callbacks.backup_and_restore import BackupAndRestore
 from optimizer_core.callbacks.callback import Callback
 from optimizer_core.callbacks.callback_list import CallbackList
 from optimizer_core.callbacks.csv_logger import CSVLogger
@@ -24,6 +26,7 @@ from optimizer_core.callbacks.progress_bar import ProgressBar
 from optimizer_core.saving.families import Family
 
 __all__ = [
+    "BackupAndRestore",
     "CSVLogger",
     "Callback",
     "CallbackList",
@@ -39,7 +42,14 @@ __all__ = [
 _FAMILY: Family[Callback] = Family(
     kind="callback",
     base=Callback,
-    built_ins=(History, ProgramCheckpoint, CSVLogger, ProgressBar, EarlyStopping),
+    built_ins=(
+        History,
+        ProgramCheckpoint,
+        CSVLogger,
+        ProgressBar,
+        EarlyStopping,
+        BackupAndRestore,
+    ),
 )
 
 
@@ -59,7 +69,8 @@ def get(identifier: str | dict[str, Any] | Callback) -> Callback:
     Args:
         identifier: a class name in any spelling (``"ProgressBar"`` or
             ``"progress_bar"``; built with its defaults, so not
-            ``"program_checkpoint"``, which needs a ``filepath``), a dict from
+            ``"program_checkpoint"``, which needs a ``filepath``, or
+            ``"backup_and_restore"``, which needs a ``backup_dir``), a dict from
             `serialize`, or a `Callback` (returned as is).
 
     Raises:

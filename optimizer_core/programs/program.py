@@ -32,6 +32,7 @@ from optimizer_core.programs.variable_files import (
     check_document,
     json_path,
     load_variables,
+    names_here,
     read_json,
     save_variables,
     set_state_tree,
@@ -475,14 +476,39 @@ class Program(Trainer):
                 except SerializationError as error:
                     place_error(error, document["compile_config"], "compile_config")
                     raise
-        program.set_variables_json(document.get("variables") or {})
-        state = document.get("optimizer_state")
-        if state and program.optimizer is not None:
-            program.optimizer.set_state(state)
-        program.fit_state = FitState.from_document(
-            document, current=snapshot(program.trainable_variables)
-        )
+        program._load_training_state(document)
         return program
+
+    def resume_from(self, document: JsonDict, *, epoch: int) -> None:
+        """Put a saved run back into this program; its next `fit` starts at `epoch`.
+
+        What `BackupAndRestore` calls when `fit` starts after an interruption:
+        the variables, the optimizer's state and the fit state of `document`
+        (what `to_json` wrote, of a program built the same way) are loaded,
+        and the `fit` under way (or the next one) runs from `epoch` on instead
+        of its ``initial_epoch``. A program rebuilt with other generated names
+        (``generator_1`` where the document says ``generator``) takes them by
+        their place in the graph, as `load_variables` does.
+
+        Raises:
+            SerializationError: the document is not a program document, or a
+                variable or state it holds does not fit this program; ``path``
+                says where in the document.
+        """
+        check_document(document, "optimizer_core.program")
+        renamed = names_here(self, document, where="the document")
+        self._load_training_state(_renamed(document, renamed))
+        self._resume_epoch = epoch
+
+    def _load_training_state(self, document: JsonDict) -> None:
+        """The variables, optimizer state and fit state of a program document."""
+        self.set_variables_json(document.get("variables") or {})
+        state = document.get("optimizer_state")
+        if state and self.optimizer is not None:
+            self.optimizer.set_state(state)
+        self.fit_state = FitState.from_document(
+            document, current=snapshot(self.trainable_variables)
+        )
 
     def save(self, filepath: str | os.PathLike[str]) -> None:
         """Write architecture, compile config, variables and optimizer state to a ``.json`` file."""
@@ -578,6 +604,22 @@ class Program(Trainer):
 
 register_library_objects(Program)
 JudgeProgram.register(Program)  # a ProgramAsJudge's saved judge may be a Program
+
+
+def _renamed(document: JsonDict, names: dict[str, str]) -> JsonDict:
+    """`document` with its variables (and its best epoch's) under this program's names."""
+    if all(saved == name for saved, name in names.items()):
+        return document
+    variables = {names[k]: v for k, v in (document.get("variables") or {}).items()}
+    document = {**document, "variables": variables}
+    fit_state = document.get("fit_state")
+    best = fit_state.get("best") if isinstance(fit_state, dict) else None
+    if isinstance(fit_state, dict) and isinstance(best, dict):
+        values = best.get("variables")
+        if isinstance(values, dict):
+            values = {names.get(k, k): v for k, v in values.items()}
+            document["fit_state"] = {**fit_state, "best": {**best, "variables": values}}
+    return document
 
 
 def _as_symbol_list(value: Any, argument: str) -> list[SymbolicDataModel]:

@@ -35,6 +35,10 @@ What the settings of `fit` cost and decide:
   minibatch sizes, shuffle and seed are the same (`fit_state`): the same batches
   in the same order, the best epoch chosen over the whole run, and a `History`
   holding every epoch since 0. It ends as the uninterrupted run would have.
+- A callback may put an interrupted run back in its ``on_train_begin``
+  (`BackupAndRestore`, through `Program.resume_from`): the fit then starts at
+  the epoch the run had reached instead of ``initial_epoch``, continuing the
+  run's state as above when the settings are the same.
 - ``failure_rule``: when predictions failing because of the language model stop
   the fit with the model's error (`failures`).
 
@@ -200,6 +204,8 @@ class Trainer:
         self.last_failures = 0
         #: The loop state of the last fit, as of its last epoch end (saved with the program).
         self.fit_state: FitState | None = None
+        #: The epoch a run put back by `resume_from` goes on from (`BackupAndRestore`).
+        self._resume_epoch: int | None = None
 
     # compile --------------------------------------------------------------------------------
 
@@ -307,7 +313,17 @@ class Trainer:
         run = await self._start_fit(optimizer, rows, cbs, scoring_temperature, failure_rule)
         self.stop_training = False
         await cbs.on_train_begin({})
-        state.replay(cbs.history)  # the run's epochs since 0, as the uninterrupted run's
+        if self._resume_epoch is not None:
+            # A callback (`BackupAndRestore`) put an interrupted run back: go on from
+            # its epoch, with the run's own state when this fit's settings are its.
+            # Its History holds the epochs this fit runs, as the reference's does.
+            initial_epoch, self._resume_epoch = self._resume_epoch, None
+            rows.rng.seed(rows.seed)
+            state = FitState.begin(self.fit_state, initial_epoch, rows.signature)
+            state.seed(rows.rng)
+            cbs.params.update(initial_epoch=initial_epoch, resumed_epochs=state.past_epochs())
+        else:
+            state.replay(cbs.history)  # the run's epochs since 0, as the uninterrupted run's
         start = snapshot(run.trainable)
         logs: JsonDict = {}
         try:

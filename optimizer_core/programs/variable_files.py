@@ -127,28 +127,11 @@ def load_variables(program: VariableHolder, filepath: str | os.PathLike[str]) ->
     """
     path = json_path(filepath, "filepath")
     document = read_json(path)
+    renamed = names_here(program, document, where=path)
     variables = document.get("variables") or {}
-    if not isinstance(variables, dict):
-        raise SerializationError(
-            f"{path}: `variables` must be an object keyed by name", path="variables"
-        )
-    if document.get("kind") == "optimizer_core.program":
-        check_document(document, "optimizer_core.program")
-        layout = _layout_from_program_config(document.get("program"), list(variables))
-    else:
-        check_document(document, "optimizer_core.variables")
-        layout = document.get("layout")
-        if layout is not None and not _is_layout(layout):
-            raise SerializationError(
-                f"{path}: `layout` must be a list of objects with `variable`, `module`, "
-                "`module_index`, `module_class` and `path`",
-                path="layout",
-            )
-    known = {v.name for v in program.variables}
-    if set(variables) <= known:
+    if all(saved == name for saved, name in renamed.items()):
         program.set_variables_json(variables)
         return
-    renamed = _match_by_structure(program, list(variables), layout)
     for saved_name, name in renamed.items():
         try:
             program.get_variable(name).load_json(variables[saved_name])
@@ -159,6 +142,44 @@ def load_variables(program: VariableHolder, filepath: str | os.PathLike[str]) ->
                 path=f"variables.{saved_name}",
                 reason=reason,
             ) from error
+
+
+def names_here(program: VariableHolder, document: JsonDict, *, where: str) -> dict[str, str]:
+    """Each variable name of a saved document, mapped to its variable's name in `program`.
+
+    By name when every saved name exists here, else by structure (see
+    `load_variables`).
+
+    Args:
+        program: the program the variables go into.
+        document: a program document or a variables document.
+        where: the file it was read from, for errors.
+
+    Raises:
+        SerializationError: the document's variables or layout are malformed, or
+            neither names nor structure match; the error says what differs.
+    """
+    variables = document.get("variables") or {}
+    if not isinstance(variables, dict):
+        raise SerializationError(
+            f"{where}: `variables` must be an object keyed by name", path="variables"
+        )
+    if document.get("kind") == "optimizer_core.program":
+        check_document(document, "optimizer_core.program")
+        layout = _layout_from_program_config(document.get("program"), list(variables))
+    else:
+        check_document(document, "optimizer_core.variables")
+        layout = document.get("layout")
+        if layout is not None and not _is_layout(layout):
+            raise SerializationError(
+                f"{where}: `layout` must be a list of objects with `variable`, `module`, "
+                "`module_index`, `module_class` and `path`",
+                path="layout",
+            )
+    known = {v.name for v in program.variables}
+    if set(variables) <= known:
+        return {name: name for name in variables}
+    return _match_by_structure(program, list(variables), layout)
 
 
 def _match_by_structure(
@@ -361,6 +382,7 @@ __all__ = [
     "check_document",
     "json_path",
     "load_variables",
+    "names_here",
     "read_json",
     "save_variables",
     "short_error",

@@ -46,6 +46,9 @@ class _Program:
     def save_variables(self, filepath: str) -> None:
         Path(filepath).write_text("{}")
 
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": "optimizer_core.program"}
+
 
 def _built(cls: type[Callback], folder: Path) -> Callback:
     """One instance of each built-in; a new built-in needing arguments is added here."""
