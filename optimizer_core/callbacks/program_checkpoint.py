@@ -148,18 +148,29 @@ class ProgramCheckpoint(Callback):
         self._epoch = 0
         self._batches_since_save = 0
         self._pending: Any = COMPLETED
+        self._resumed_read = False
 
     def on_train_begin(self, logs: Logs | None = None) -> HookResult:
-        for entry in self.params.get("resumed_epochs") or []:
-            value = read_value((entry.get("logs") or {}).get(self.monitor))
-            if value is not None and value is not ARRAY and self.monitor_op(value, self.best):
-                self.best = value
         self._batches_since_save = 0
+        self._resumed_read = False
         return COMPLETED
 
     def on_epoch_begin(self, epoch: int, logs: Logs | None = None) -> HookResult:
         self._epoch = epoch
+        if not self._resumed_read:
+            # Read at the first epoch, not at train begin: a run that a
+            # `BackupAndRestore` puts back is known only once every callback's
+            # ``on_train_begin`` has run.
+            self._resumed_read = True
+            self._count_resumed_epochs()
         return COMPLETED
+
+    def _count_resumed_epochs(self) -> None:
+        """The resumed run's earlier epochs count towards `best`."""
+        for entry in self.params.get("resumed_epochs") or []:
+            value = read_value((entry.get("logs") or {}).get(self.monitor))
+            if value is not None and value is not ARRAY and self.monitor_op(value, self.best):
+                self.best = value
 
     def on_train_batch_end(self, batch: int, logs: Logs | None = None) -> HookResult:
         if self.save_freq == "epoch":

@@ -58,10 +58,10 @@ def trainable_state(program: Any) -> list[Any]:
     return copy.deepcopy([v.get_trainable_json() for v in program.trainable_variables])
 
 
-async def new_program() -> Any:
+async def new_program(responder: Any = None) -> Any:
     """A fresh program each time, as a script run again builds it."""
     _, _, student = capitals(12)
-    program = await build_program(synalinks.FakeLanguageModel(responder=student))
+    program = await build_program(synalinks.FakeLanguageModel(responder=responder or student))
     program.compile(
         reward=synalinks.rewards.ExactMatch(in_mask=["answer"]),
         optimizer=synalinks.optimizers.RandomFewShot(seed=0),
@@ -105,6 +105,26 @@ async def test_an_interrupted_fit_goes_on_from_the_epoch_after_the_last_backup(
     whole = await new_program()
     await fit(whole, [])
     assert trainable_state(second) == trainable_state(whole)
+
+
+async def test_a_checkpoint_in_the_resumed_fit_knows_the_best_epoch_before_it(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "backup"
+    with pytest.raises(RuntimeError):
+        await fit(await new_program(), [BackupAndRestore(folder), Interrupt(epoch=2)])
+    before = [entry["logs"]["reward"] for entry in backup_file(folder)["fit_state"]["epochs"]]
+    assert max(before) > 0
+
+    # The resumed epochs cannot beat those before: the model now fails every question.
+    program = await new_program(lambda messages, schema: {"answer": "I do not know"})
+    best_only = synalinks.callbacks.ProgramCheckpoint(
+        filepath=tmp_path / "best.json", monitor="reward", save_best_only=True
+    )
+    history = await fit(program, [best_only, BackupAndRestore(folder)])
+    assert history.history["reward"] == [0.0, 0.0]
+    assert best_only.best == max(before)
+    assert not (tmp_path / "best.json").exists(), "no resumed epoch beat the earlier ones"
 
 
 async def test_a_complete_fit_deletes_the_backup_unless_told_to_keep_it(tmp_path: Path) -> None:
