@@ -232,6 +232,66 @@ def test_plot_metrics_errors(tmp_path: Path) -> None:
         plotting.plot_metrics(RUNS, to_folder=tmp_path)  # type: ignore[arg-type]
 
 
+# -- show_values -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The figures the plot functions draw, caught as they are saved."""
+    figures: list[Any] = []
+    save = plotting._save
+
+    def keep(figure: Any, path: Path, dpi: int) -> Path:
+        figures.append(figure)
+        return save(figure, path, dpi)
+
+    monkeypatch.setattr(plotting, "_save", keep)
+    return figures
+
+
+def bar_labels(figure: Any) -> list[str]:
+    return [text.get_text() for axes in figure.axes for text in axes.texts]
+
+
+BEFORE = [{"reward": 0.2, "f1_score": 0.3}, {"reward": 0.3, "f1_score": 0.35}]
+PLOTS = {
+    "plot_metrics": (
+        lambda **kw: plotting.plot_metrics({"reward": 0.6125, "f1_score": 0.7}, **kw),
+        ["0.613", "0.700"],
+    ),
+    "plot_metrics_with_mean_and_std": (
+        lambda **kw: plotting.plot_metrics_with_mean_and_std(RUNS, **kw),
+        ["0.610\n± 0.030", "0.707\n± 0.021"],
+    ),
+    "plot_metrics_comparison_with_mean_and_std": (
+        lambda **kw: plotting.plot_metrics_comparison_with_mean_and_std(
+            {"before": BEFORE, "after": RUNS}, **kw
+        ),
+        ["0.250\n± 0.071", "0.325\n± 0.035", "0.610\n± 0.030", "0.707\n± 0.021"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PLOTS))
+def test_show_values_writes_each_bars_value_above_it(
+    name: str, tmp_path: Path, drawn: list[Any]
+) -> None:
+    plot, labels = PLOTS[name]
+
+    plot(to_folder=tmp_path, show_values=True)
+    plot(to_folder=tmp_path, show_values=False)
+
+    with_values, without = drawn
+    assert bar_labels(with_values) == labels
+    assert bar_labels(without) == []
+
+
+def test_values_are_shown_by_default(tmp_path: Path, drawn: list[Any]) -> None:
+    plotting.plot_metrics({"reward": 0.5}, to_folder=tmp_path)
+
+    assert bar_labels(drawn[0]) == ["0.500"]
+
+
 # -- output arguments --------------------------------------------------------------------
 
 
