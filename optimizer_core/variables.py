@@ -4,7 +4,9 @@ A Generator owns one variable. Its *trainable fields* (by default
 ``instructions`` and ``examples``) are what the language model sees; the rest
 of the JSON is the optimizer's bookkeeping: the scored ``predictions`` of the
 current epoch, the proposed ``candidates``, the kept ``best_candidates``
-(the population), ``nb_visit`` and ``cumulative_reward``.
+(the population), ``nb_visit``, ``cumulative_reward``, and the ``history`` of
+the best candidate's value at each epoch end (written by the optimizers that
+keep one, as the reference library's base optimizer does).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ BOOKKEEPING_KEYS = (
     "best_candidates",
     "nb_visit",
     "cumulative_reward",
+    "history",
 )
 
 

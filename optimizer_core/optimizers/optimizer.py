@@ -176,12 +176,19 @@ class Optimizer:
         trainable_variables: Sequence[Variable],
         context: TrainingContext = SILENT,
     ) -> None:
-        """Trim each population to the `population_size` best candidates."""
+        """Trim each population to the `population_size` best candidates; note the best.
+
+        Each variable's ``history`` gets the best candidate's value (its
+        trainable fields, no reward) unless it is already the last entry: the
+        timeline of the values the variable held, epoch by epoch.
+        """
         for variable in trainable_variables:
             population = sorted(
                 variable.get("best_candidates") or [], key=candidate_sort_key, reverse=True
             )
             variable.update({"best_candidates": population[: self.population_size]})
+            if population:
+                record_history(variable, population[0]["value"])
             await context.emit(
                 "population",
                 {
@@ -475,6 +482,14 @@ def highest_candidate_number(variable: Variable) -> int:
             if number.isdigit():
                 highest = max(highest, int(number))
     return highest
+
+
+def record_history(variable: Variable, value: JsonDict) -> None:
+    """Append `value` to the variable's ``history`` unless it is the last entry already."""
+    history: list[JsonDict] = list(variable.get("history") or [])
+    if not history or history[-1] != value:
+        history.append(copy.deepcopy(value))
+        variable.update({"history": history})
 
 
 def credit(candidate: JsonDict, reward: float) -> None:

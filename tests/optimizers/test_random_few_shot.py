@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 
@@ -12,6 +13,7 @@ from optimizer_core.modules.generator import GeneratorState
 from optimizer_core.optimizers import TrainingContext
 from optimizer_core.optimizers.optimizer import softmax, weighted_sample_without_replacement
 from optimizer_core.variables import Variable
+from tests.support import build_program, capitals
 
 
 def scored_variable(rewards: list[float]) -> Variable:
@@ -283,3 +285,51 @@ async def test_one_variable_is_proposed_for_per_step_in_turn() -> None:
         for step in range(4)
     ]
     assert picked == [["gen/state"], ["other/state"], ["gen/state"], ["other/state"]]
+
+
+# -- history: the best candidate's value at each epoch end -------------------------------
+
+
+async def test_each_epoch_end_notes_the_best_value_without_its_reward() -> None:
+    optimizer = synalinks.optimizers.RandomFewShot(seed=0)
+    variable = scored_variable([])
+    await optimizer.build([variable])
+
+    def propose(instructions: str, reward: float) -> None:
+        value = {"instructions": instructions, "examples": []}
+        candidate = optimizer.new_candidate(variable, value, operation="few_shot")
+        candidate.update({"reward": reward, "nb_evaluations": 1})
+        optimizer.add_to_population(variable, candidate)
+
+    propose("v1", 0.5)
+    await optimizer.on_epoch_end(0, [variable])
+    await optimizer.on_epoch_end(1, [variable])  # the same best: not noted twice
+    propose("v2", 0.8)
+    await optimizer.on_epoch_end(2, [variable])
+    propose("worse", 0.1)
+    await optimizer.on_epoch_end(3, [variable])
+
+    assert variable.get("history") == [
+        {"instructions": "v1", "examples": []},
+        {"instructions": "v2", "examples": []},
+    ]
+    assert "history" not in variable.trainable_fields
+
+
+async def test_a_fit_leaves_the_values_it_went_through_in_the_history() -> None:
+    x, y, student = capitals(12)
+    program = await build_program(synalinks.FakeLanguageModel(responder=student))
+    program.compile(
+        reward=synalinks.rewards.ExactMatch(in_mask=["answer"]),
+        optimizer=synalinks.optimizers.RandomFewShot(seed=0),
+    )
+    await program.fit(x=x, y=y, epochs=3, batch_size=4, seed=0, verbose=0)
+
+    (variable,) = program.trainable_variables
+    history = variable.get("history")
+    assert 1 <= len(history) <= 3
+    assert all(set(entry) == set(variable.trainable_fields) for entry in history)
+    assert all(a != b for a, b in itertools.pairwise(history))
+    # It saves with the program.
+    again = synalinks.Program.from_json(json.loads(json.dumps(program.to_json())))
+    assert again.trainable_variables[0].get("history") == history
