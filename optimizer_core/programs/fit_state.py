@@ -18,9 +18,11 @@ signature: the same batches in the same order, the best epoch chosen over the
 whole run, and a `History` holding every epoch since 0. Any other fit (a fresh
 start, a fork on other data or settings) starts its own.
 
-What would resume a killed script from a folder of its own (Keras's
-``BackupAndRestore``) is this state with the variables and the optimizer's state,
-all three in the program's document.
+`callbacks.BackupAndRestore` resumes a killed script from a folder of its own
+with this state, the variables and the optimizer's state, all three in the
+program's document (`Program.resume_from`); the fit it restores into starts at
+the backup's epoch and `begin` decides, as for ``initial_epoch``, whether it
+continues this state.
 """
 
 from __future__ import annotations
