@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import warnings
 from typing import Any
 
@@ -148,7 +149,8 @@ class BackupAndRestore(Callback):
         document["backup"] = {"epoch": epoch, "batch": batch}
         os.makedirs(self.backup_dir, exist_ok=True)
         if self.double_checkpoint and os.path.exists(self._latest):
-            os.replace(self._latest, self._previous)
+            # A copy, not a move: the latest backup stays in place until replaced.
+            shutil.copyfile(self._latest, self._previous)
         pending = f"{self._latest}.tmp{os.getpid()}"
         with open(pending, "w", encoding="utf-8") as handle:
             json.dump(document, handle, ensure_ascii=False)
