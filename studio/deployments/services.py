@@ -227,13 +227,13 @@ def delete_deployment(deployment: Deployment) -> None:
 # The program and its provider ----------------------------------------------------------------
 
 
-def language_model_for(deployment: Deployment, target: DeploymentTarget) -> Any:
-    """The model a target's program calls: its run's provider, else the owner's default.
+def provider_for(deployment: Deployment, target: DeploymentTarget) -> Any:
+    """The provider a target's program calls: its run's provider, else the owner's default.
 
     Raises:
         NotServable: there is no provider to call.
     """
-    from studio.providers.services import build_language_model, default_provider, preflight
+    from studio.providers.services import default_provider
 
     if target.run_id is not None:
         provider = target.run.provider
@@ -242,13 +242,25 @@ def language_model_for(deployment: Deployment, target: DeploymentTarget) -> Any:
                 f"run {target.run_id}'s provider was deleted: switch the deployment to "
                 "another run or to a program version (served with your default provider)"
             )
-    else:
-        provider = default_provider(deployment.owner)
-        if provider is None:
-            raise NotServable(
-                "a program version is served with your default language provider: "
-                "set one on the providers page"
-            )
+        return provider
+    provider = default_provider(deployment.owner)
+    if provider is None:
+        raise NotServable(
+            "a program version is served with your default language provider: "
+            "set one on the providers page"
+        )
+    return provider
+
+
+def language_model_for(deployment: Deployment, target: DeploymentTarget) -> Any:
+    """The model a target's program calls, from `provider_for`.
+
+    Raises:
+        NotServable: there is no provider to call, or it cannot be used.
+    """
+    from studio.providers.services import build_language_model, preflight
+
+    provider = provider_for(deployment, target)
     preflight(provider)  # OutgoingRefused (400): the policy refuses where it points
     try:
         return build_language_model(provider)

@@ -234,6 +234,24 @@ def build_compile_objects(
     }
 
 
+def build_reward(
+    value: Any,
+    *,
+    path: str = "compile_config.reward",
+    language_model: Any = None,
+    embedding_model: Any = None,
+) -> Any:
+    """One reward object from its config (a name or ``{"name", "params"}``), checked as a
+    run's reward is; what it needs is supplied (a stand-in while only validating).
+
+    Raises:
+        RunConfigError: at ``path`` (``reward.name``, ``reward.params``...).
+    """
+    if value in (None, ""):
+        raise RunConfigError("this field is required", path=path)
+    return _build("reward", value, path, language_model, embedding_model)
+
+
 def validate_compile_config(config: Any) -> JsonDict:
     """Check a compile config (by building it) and return it unchanged."""
     build_compile_objects(config)

@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "studio.runs",
     "studio.realtime",
     "studio.deployments",
+    "studio.evaluations",
 ]
 
 MIDDLEWARE = [
@@ -215,10 +216,12 @@ CELERY_TASK_QUEUES = (
     Queue("short", routing_key="short"),
     Queue("training", routing_key="training"),
 )
-# A batch prediction (deployments.run_batch) may run as long as training: same queue.
+# A batch prediction (deployments.run_batch) may run as long as training, and so may an
+# evaluation (evaluations.run_evaluation: two passes over a split): same queue.
 CELERY_TASK_ROUTES = {
     "runs.run_training": {"queue": "training"},
     "deployments.run_batch": {"queue": "training"},
+    "evaluations.run_evaluation": {"queue": "training"},
 }
 # Runs whose worker died (no heartbeat for STUDIO_RUN_STALE_AFTER_S) are re-queued and
 # resume from their last checkpoint; workers also sweep once when they start.

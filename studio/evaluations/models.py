@@ -1,0 +1,146 @@
+"""Evaluations: a candidate program against a baseline on one dataset version (the gate).
+
+An `Evaluation` names two *sides*, each a saved program version (with the provider
+the owner picks) or a deployment (the target it serves at launch, with the
+provider it predicts with). Both are evaluated on the same rows of one dataset
+version at temperature 0 and a fixed seed, and their per-row rewards compared
+pair by pair (`studio.runs.significance.comparison`, baseline first): ``result``
+holds the verdict, its 95% interval and ``regression`` (a significant loss).
+Its states follow `TRANSITIONS`, changed by `Evaluation.lifecycle` only, as a
+`BatchJob`'s are (`studio.common.lifecycle`); its events are `EvaluationEvent` rows.
+"""
+
+from django.conf import settings
+from django.db import models
+
+from studio.common.lifecycle import Lifecycle
+from studio.evaluations.events import EVALUATION_EVENTS
+
+SIDES = ("candidate", "baseline")
+
+
+class Evaluation(models.Model):
+    """A paired evaluation of a candidate against a baseline, queued for a worker."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    # Allowed transitions, as `BatchJob.TRANSITIONS`: running -> running is the take-over
+    # of an evaluation whose worker stopped beating (it is evaluated again from the start).
+    TRANSITIONS: dict[str, set[str]] = {
+        State.QUEUED: {State.RUNNING, State.FAILED},
+        State.RUNNING: {State.RUNNING, State.SUCCEEDED, State.FAILED},
+        State.SUCCEEDED: set(),
+        State.FAILED: set(),
+    }
+    #: The only code that changes `state` (claim, transitions, heartbeat).
+    lifecycle = Lifecycle("evaluations.Evaluation", EVALUATION_EVENTS, take_over_stale=True)
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="evaluations"
+    )
+    candidate_version = models.ForeignKey(
+        "programs.ProgramVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="the program version evaluated (a deployment's: its target's)",
+    )
+    candidate_deployment = models.ForeignKey(
+        "deployments.Deployment",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    candidate_target = models.ForeignKey(
+        "deployments.DeploymentTarget",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="the deployment's target at launch (a switch changes nothing)",
+    )
+    candidate_provider = models.ForeignKey(
+        "providers.Provider",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="the provider its program calls",
+    )
+    baseline_version = models.ForeignKey(
+        "programs.ProgramVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="the program version evaluated (a deployment's: its target's)",
+    )
+    baseline_deployment = models.ForeignKey(
+        "deployments.Deployment",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    baseline_target = models.ForeignKey(
+        "deployments.DeploymentTarget",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="the deployment's target at launch (a switch changes nothing)",
+    )
+    baseline_provider = models.ForeignKey(
+        "providers.Provider",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="the provider its program calls",
+    )
+    dataset = models.ForeignKey(
+        "datasets.Dataset", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    dataset_version = models.ForeignKey(
+        "datasets.DatasetVersion",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    split = models.CharField(max_length=5, default="test")
+    reward = models.JSONField(default=dict, help_text='{"name": ..., "params": {...}}')
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    error = models.TextField(blank=True, default="")
+    candidate_rewards = models.JSONField(null=True, blank=True, help_text="per row, row order")
+    baseline_rewards = models.JSONField(null=True, blank=True, help_text="per row, row order")
+    result = models.JSONField(null=True, blank=True)
+    usage = models.JSONField(default=dict, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class EvaluationEvent(models.Model):
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    kind = models.CharField(max_length=40)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["evaluation", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["evaluation", "seq"], name="event_seq_per_evaluation")
+        ]
