@@ -152,11 +152,14 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "studio.common.error_responses.declare_error_responses",
     ],
-    # Two models have a `state`: each keeps a stable name in the generated client.
+    # Several models have a `state`: each set keeps a stable name in the generated client
+    # (an evaluation's states are a batch job's, so it shares BatchStateEnum), and so do
+    # the splits a batch job or an evaluation reads (all, train, test).
     "ENUM_NAME_OVERRIDES": {
         "StateEnum": "studio.runs.models.Run.State",
         "BatchStateEnum": "studio.deployments.models.BatchJob.State",
         "RowSplitEnum": "studio.datasets.versions.ROW_SPLITS",
+        "SplitEnum": "studio.deployments.batch.SPLITS",
     },
 }
 

@@ -38,6 +38,7 @@ from optimizer_core.language_models.fake import FakeLanguageModel
 from studio import celery_app
 from studio.accounts.models import SavedDataModel
 from studio.datasets.models import Dataset
+from studio.evaluations.models import Evaluation
 from studio.programs.models import Program
 from studio.providers.models import Provider
 from studio.runs.events import RUN_EVENTS
@@ -76,6 +77,7 @@ def owned(owner) -> dict[str, int]:
         "providers": Provider.objects.get(owner=owner).pk,
         "runs": Run.objects.get(owner=owner).pk,
         "data-models": SavedDataModel.objects.get(owner=owner).pk,
+        "evaluations": Evaluation.objects.get(owner=owner).pk,
     }
 
 
@@ -103,6 +105,15 @@ def owner(db, django_user_model) -> Any:
         owner=user,
         name="Query",
         schema={"type": "object", "properties": {"query": {"type": "string"}}},
+    )
+    Evaluation.objects.create(
+        owner=user,
+        candidate_version=version,
+        candidate_provider=provider,
+        baseline_version=version,
+        baseline_provider=provider,
+        dataset=dataset,
+        reward={"name": "exact_match", "params": {}},
     )
     return user
 

@@ -581,6 +581,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Paired evaluations of the signed-in user: a candidate against a baseline (the gate). */
+        get: operations["evaluations_list"];
+        put?: never;
+        /** @description Queue the evaluation of a candidate against a baseline; poll its `url`. */
+        post: operations["evaluations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Paired evaluations of the signed-in user: a candidate against a baseline (the gate). */
+        get: operations["evaluations_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/programs/": {
         parameters: {
             query?: never;
@@ -1042,15 +1077,8 @@ export interface components {
         BatchCreateRequest: {
             dataset: number;
             /** @default all */
-            split: components["schemas"]["BatchCreateSplitEnum"];
+            split: components["schemas"]["SplitEnum"];
         };
-        /**
-         * @description * `all` - all
-         *     * `train` - train
-         *     * `test` - test
-         * @enum {string}
-         */
-        BatchCreateSplitEnum: "all" | "train" | "test";
         BatchJob: {
             readonly id: number;
             readonly deployment: string;
@@ -1468,6 +1496,61 @@ export interface components {
             truncated: boolean;
             errors: components["schemas"]["RowError"][];
         };
+        Evaluation: {
+            readonly id: number;
+            readonly url: string;
+            readonly state: components["schemas"]["BatchStateEnum"];
+            /** @description the program version evaluated (a deployment's: its target's) */
+            readonly candidate_version: number | null;
+            readonly candidate_deployment: number | null;
+            /** @description the provider its program calls */
+            readonly candidate_provider: number | null;
+            /** @description the program version evaluated (a deployment's: its target's) */
+            readonly baseline_version: number | null;
+            readonly baseline_deployment: number | null;
+            /** @description the provider its program calls */
+            readonly baseline_provider: number | null;
+            readonly dataset: number | null;
+            readonly dataset_version: number | null;
+            readonly split: string;
+            /** @description {"name": ..., "params": {...}} */
+            readonly reward: unknown;
+            /** @description null until the evaluation succeeded */
+            readonly result: components["schemas"]["Verdict"] | null;
+            /** @description per row, row order */
+            readonly candidate_rewards: unknown;
+            /** @description per row, row order */
+            readonly baseline_rewards: unknown;
+            readonly error: string;
+            readonly usage: unknown;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly started_at: string | null;
+            /** Format: date-time */
+            readonly finished_at: string | null;
+        };
+        EvaluationCreateRequest: {
+            /** @description the candidate: a program version of yours (or name a deployment) */
+            candidate_version?: number | null;
+            /** @description the candidate: a deployment of yours (what it serves now) */
+            candidate_deployment?: number | null;
+            /** @description the provider the candidate's program calls (default: for a version, your default language provider; for a deployment, the one it predicts with) */
+            candidate_provider?: number | null;
+            /** @description the baseline: a program version of yours (or name a deployment) */
+            baseline_version?: number | null;
+            /** @description the baseline: a deployment of yours (what it serves now) */
+            baseline_deployment?: number | null;
+            /** @description the provider the baseline's program calls (default: for a version, your default language provider; for a deployment, the one it predicts with) */
+            baseline_provider?: number | null;
+            dataset: number;
+            /** @description the dataset's version number (default: its latest) */
+            dataset_version?: number | null;
+            /** @default test */
+            split: components["schemas"]["SplitEnum"];
+            /** @description {"name": ..., "params": {...}} or a name, as a run's reward (default "exact_match") */
+            reward?: unknown;
+        };
         FieldError: {
             /** @description dotted path of the field at fault; empty: the whole */
             path: string;
@@ -1651,6 +1734,21 @@ export interface components {
              */
             previous?: string | null;
             results: components["schemas"]["Deployment"][];
+        };
+        PaginatedEvaluationList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Evaluation"][];
         };
         PaginatedProgramList: {
             /** @example 123 */
@@ -2124,6 +2222,13 @@ export interface components {
             email?: string;
         };
         /**
+         * @description * `all` - all
+         *     * `train` - train
+         *     * `test` - test
+         * @enum {string}
+         */
+        SplitEnum: "all" | "train" | "test";
+        /**
          * @description * `queued` - Queued
          *     * `running` - Running
          *     * `succeeded` - Succeeded
@@ -2362,6 +2467,68 @@ export interface components {
             best: string | null;
             nodes: components["schemas"]["LineageNode"][];
             edges: components["schemas"]["LineageEdge"][];
+        };
+        /** @description The candidate against the baseline, row by row (baseline as "before"). */
+        Verdict: {
+            /** @description paired test rows */
+            n: number;
+            /**
+             * Format: double
+             * @description mean reward of the first evaluation
+             */
+            mean_before: number;
+            /**
+             * Format: double
+             * @description mean reward of the second evaluation
+             */
+            mean_after: number;
+            /**
+             * Format: double
+             * @description mean_after - mean_before
+             */
+            difference: number;
+            /**
+             * Format: double
+             * @description low end of the 95% interval of the difference
+             */
+            ci_low: number;
+            /**
+             * Format: double
+             * @description high end of the 95% interval of the difference
+             */
+            ci_high: number;
+            /**
+             * Format: double
+             * @description two-sided paired permutation test
+             */
+            p_value: number;
+            /**
+             * Format: double
+             * @description the smallest true change these rows detect 80% of the time (alpha 0.05)
+             */
+            min_detectable_difference: number;
+            verdict: components["schemas"]["VerdictEnum"];
+            /**
+             * Format: double
+             * @description the gain `rows_needed` is sized for (0.05)
+             */
+            target: number;
+            /** @description about how many rows detect a true change of `target` (at the observed spread) */
+            rows_needed: number;
+            /** @description the verdict and its figures in one sentence */
+            sentence: string;
+            /**
+             * Format: double
+             * @description the baseline's mean reward
+             */
+            mean_baseline: number;
+            /**
+             * Format: double
+             * @description the candidate's mean reward
+             */
+            mean_candidate: number;
+            /** @description the verdict is a significant loss: the gate fails */
+            regression: boolean;
         };
         /**
          * @description * `significant gain` - significant gain
@@ -4327,6 +4494,129 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Usage"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    evaluations_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedEvaluationList"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    evaluations_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvaluationCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["EvaluationCreateRequest"];
+                "multipart/form-data": components["schemas"]["EvaluationCreateRequest"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than a configured limit, named in the body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    evaluations_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this evaluation. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
                 };
             };
             /** @description The request is refused: the body says what, and where. */
