@@ -184,3 +184,9 @@ def test_an_unknown_reward_is_refused_naming_the_field(api, objects):
 def test_a_version_needs_a_provider_when_there_is_no_default(api, objects):
     errors = refused(api, body(objects, baseline_provider=None))
     assert "default language provider" in errors["baseline_provider"][0]
+
+
+def test_a_provider_the_outgoing_policy_refuses_is_refused_before_any_call(api, user, objects):
+    closed = make_provider(user, "http://127.0.0.1:9/v1")  # loopback, not allowed
+    errors = refused(api, body(objects, candidate_provider=closed.pk))
+    assert list(errors) == ["candidate_provider"]
