@@ -37,7 +37,9 @@ def studio(live_server, monkeypatch, user, good_server, worse_server) -> dict[st
     }
 
 
-def run_gate(studio: dict[str, Any], candidate_provider: int, *extra: str) -> tuple[int, str, str]:
+def run_gate(
+    studio: dict[str, Any], candidate_provider: int, *extra: str, baseline_provider: int = 0
+) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     argv = [
         "--url",
@@ -49,7 +51,7 @@ def run_gate(studio: dict[str, Any], candidate_provider: int, *extra: str) -> tu
         "--baseline-version",
         str(studio["version"]),
         "--baseline-provider",
-        str(studio["good"]),
+        str(baseline_provider or studio["good"]),
         "--dataset",
         str(studio["dataset"]),
         "--poll-interval",
@@ -72,6 +74,12 @@ def test_the_gate_fails_a_provider_made_worse_and_passes_the_same_one(studio):
     assert status == gate.PASS, err
     assert out.splitlines()[1].startswith("no detectable change: +0.00")
     assert os.environ["STUDIO_TOKEN"] not in out + err
+
+
+def test_a_significant_gain_passes(studio):
+    status, out, err = run_gate(studio, studio["good"], baseline_provider=studio["worse"])
+    assert status == gate.PASS, err
+    assert out.splitlines()[1].startswith("significant gain: +0.")
 
 
 def test_a_refused_request_prints_the_apis_message_and_exits_2(studio):
