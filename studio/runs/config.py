@@ -20,8 +20,11 @@ check names the argument in its message.
 ``fit_config``: ``epochs``, ``batch_size``, ``validation_split``, ``seed``,
 ``shuffle``, ``evaluation_temperature``, ``evaluations``, the hard caps
 ``max_calls``, ``max_tokens``, ``max_cost`` (None: no cap; see `budget_caps`
-and `studio.runs.training`) and ``cache`` (the owner's response cache, on by
-default). The test split is
+and `studio.runs.training`), ``cache`` (the owner's response cache, on by
+default) and ``early_stopping`` (None, the default: off; else
+``{"patience", "min_delta", "monitor", "restore_best_variables"}``, the engine's
+`EarlyStopping` settings, see `EARLY_STOPPING_PARAMS`: its ``monitor`` must be
+a figure the run's history will have, see `history_keys`). The test split is
 evaluated before and after training with every module's model pinned to
 ``evaluation_temperature`` (default 0: the same prompt gets the same answer, so
 the difference is the training's, not sampling noise) and, at temperature 0, to
@@ -105,7 +108,27 @@ FIT_PARAMS: tuple[Param, ...] = tuple(
               label="Response cache", type="bool", default=True),
     )
 )  # fmt: skip
+#: The settings of ``fit_config.early_stopping`` (the engine's `EarlyStopping`); ``monitor``
+#: defaults to ``val_reward`` when the run holds validation rows, else ``reward``.
+EARLY_STOPPING_PARAMS: tuple[Param, ...] = tuple(
+    completed(param)
+    for param in (
+        Param("patience", "epochs without improvement of the monitored figure before the run "
+              "stops", type="int", default=1, minimum=1, maximum=1000),
+        Param("min_delta", "the least rise of the monitored figure that counts as an "
+              "improvement", label="Min delta", type="float", default=0.0, minimum=0.0,
+              maximum=1_000_000.0),
+        Param("monitor", "the figure watched: val_reward (the validation rows' reward) or "
+              "reward, or a metric", type="str", default=None),
+        Param("restore_best_variables",
+              "when it stops, keep the program of the epoch with the best monitored figure",
+              label="Restore best variables", type="bool", default=False),
+    )
+)  # fmt: skip
+_EARLY_STOPPING_PARAM = {param.name: param for param in EARLY_STOPPING_PARAMS}
 FIT_DEFAULTS: JsonDict = {param.name: param.default for param in FIT_PARAMS}
+#: Every key of a fit config: the settings, and ``early_stopping`` (None: off).
+_FIT_KEYS = {*FIT_DEFAULTS, "early_stopping"}
 _FIT_PARAM = {param.name: param for param in FIT_PARAMS}
 _INT_RANGES = {
     param.name: (int(param.minimum), int(param.maximum))
@@ -258,18 +281,24 @@ def validate_compile_config(config: Any) -> JsonDict:
     return dict(config)
 
 
-def validate_fit_config(config: Any) -> JsonDict:
-    """Check a fit config and return it with defaults filled in."""
+def validate_fit_config(config: Any, *, metrics: list[str] | None = None) -> JsonDict:
+    """Check a fit config and return it with defaults filled in.
+
+    Args:
+        config: the fit config sent.
+        metrics: the names the run's metrics log under (`metric_names`): what
+            ``early_stopping.monitor`` may name besides the reward.
+    """
     if config is None:
         config = {}
     if not isinstance(config, dict):
         raise RunConfigError("must be an object", path="fit_config")
-    unknown = sorted(set(config) - set(FIT_DEFAULTS))
+    unknown = sorted(set(config) - _FIT_KEYS)
     if unknown:
         raise RunConfigError(
-            f"unknown key(s) {unknown}; known: {sorted(FIT_DEFAULTS)}", path="fit_config"
+            f"unknown key(s) {unknown}; known: {sorted(_FIT_KEYS)}", path="fit_config"
         )
-    merged = {**FIT_DEFAULTS, **config}
+    merged = {**FIT_DEFAULTS, "early_stopping": None, **config}
     for key, (low, high) in _INT_RANGES.items():
         value = merged[key]
         if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
@@ -291,6 +320,57 @@ def validate_fit_config(config: Any) -> JsonDict:
             _FIT_PARAM[key].check(merged[key])
         except (TypeError, ValueError) as error:
             raise RunConfigError(str(error), path=f"fit_config.{key}") from None
+    merged["early_stopping"] = _early_stopping(
+        merged["early_stopping"], validation=split > 0, metrics=metrics
+    )
+    return merged
+
+
+def history_keys(metrics: list[str], *, validation: bool) -> list[str]:
+    """The figures a run's epochs log: ``reward`` and each metric, with ``val_`` twins
+    when the run holds validation rows (what early stopping may watch)."""
+    keys = ["reward", *metrics]
+    return [*(f"val_{key}" for key in keys), *keys] if validation else keys
+
+
+def metric_names(compile_config: Any) -> list[str]:
+    """The names the metrics of a (valid) compile config log under (``f1_score``...)."""
+    metrics = (compile_config or {}).get("metrics") or []
+    return [
+        str(_build("metric", entry, f"compile_config.metrics[{index}]", None).name)
+        for index, entry in enumerate(metrics)
+    ]
+
+
+def _early_stopping(value: Any, *, validation: bool, metrics: list[str] | None) -> JsonDict | None:
+    """``fit_config.early_stopping`` checked, with its defaults; None when off."""
+    where = "fit_config.early_stopping"
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise RunConfigError("must be an object or null (off)", path=where)
+    unknown = sorted(set(value) - set(_EARLY_STOPPING_PARAM))
+    if unknown:
+        raise RunConfigError(
+            f"unknown key(s) {unknown}; known: {sorted(_EARLY_STOPPING_PARAM)}", path=where
+        )
+    merged = {param.name: param.default for param in EARLY_STOPPING_PARAMS}
+    merged.update(value)
+    if merged["monitor"] in (None, ""):
+        merged["monitor"] = "val_reward" if validation else "reward"
+    for param in EARLY_STOPPING_PARAMS:
+        try:
+            param.check(merged[param.name])
+        except (TypeError, ValueError) as error:
+            raise RunConfigError(str(error), path=f"{where}.{param.name}") from None
+    merged["min_delta"] = float(merged["min_delta"])
+    choices = history_keys(metrics or [], validation=validation)
+    if merged["monitor"] not in choices:
+        why = "" if validation else " (val_ figures need a validation_split above 0)"
+        raise RunConfigError(
+            f"unknown figure {merged['monitor']!r}{why}; one of {', '.join(choices)}",
+            path=f"{where}.monitor",
+        )
     return merged
 
 

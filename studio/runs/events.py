@@ -6,7 +6,9 @@ event log; its docstring says why rows come first). Events (``kind``: payload):
 what `studio.runs.callback` reports of training (``train_begin``, ``batch``,
 ``epoch``, ``optimizer``, ``variables``, ``checkpoint``, ``usage``...) and of the
 evaluations (``evaluation``, ``evaluation_progress``, ``evaluation_summary``,
-``evaluation_examples``), ``budget_spent``, ``error``.
+``evaluation_examples``), ``early_stopped`` (training stopped before its last
+epoch: {epoch, epochs, monitor, patience, min_delta, best, best_epoch,
+restored_best}), ``budget_spent``, ``error``.
 
 No model import here: the realtime app (and its channel layer, loaded before the
 apps are ready) reads this stream's group names.

@@ -22,7 +22,7 @@ from studio.common.lifecycle import stale_after
 from studio.programs.documents import validate_document
 from studio.providers import services as provider_services
 from studio.runs import resources
-from studio.runs.config import validate_compile_config, validate_fit_config
+from studio.runs.config import metric_names, validate_compile_config, validate_fit_config
 from studio.runs.events import RUN_EVENTS
 from studio.runs.exceptions import InvalidTransition, RunConfigError
 from studio.runs.models import Checkpoint, Run
@@ -120,7 +120,7 @@ def start_run(
         raise RunConfigError(str(refused), path="provider") from None
     _check_document(program_version.document)
     compile_config = validate_compile_config(compile_config)
-    fit_config = validate_fit_config(fit_config)
+    fit_config = validate_fit_config(fit_config, metrics=metric_names(compile_config))
     with transaction.atomic():
         run = Run.objects.create(
             owner=owner,
@@ -187,7 +187,9 @@ def fork_run(
     compile_config = validate_compile_config(
         compile_config if compile_config is not None else run.compile_config
     )
-    fit_config = validate_fit_config({**run.fit_config, **(fit_config or {})})
+    fit_config = validate_fit_config(
+        {**run.fit_config, **(fit_config or {})}, metrics=metric_names(compile_config)
+    )
     if fit_config["epochs"] <= epoch:
         raise RunConfigError(
             f"must be > the fork epoch {epoch}, got {fit_config['epochs']}",

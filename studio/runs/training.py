@@ -5,7 +5,9 @@ program version's document, a fork's starting document, or the run's last
 checkpoint when it resumes after a lost worker), points every Generator at the
 run's provider, evaluates the program on the test split (at the run's evaluation
 temperature, 0 by default: once; above 0: N times), fits it with the run's
-callbacks (`studio.runs.callbacks`: events, checkpoints) and its watcher
+callbacks (`studio.runs.callbacks`: events, checkpoints; the engine's
+`EarlyStopping` when ``fit_config.early_stopping`` is set, an ``early_stopped``
+event saying where it stopped) and its watcher
 (`studio.common.lifecycle.Watcher`: heartbeat, cancel), evaluates it again the
 same way and stores the trained document, with each test row's reward before and
 after.
@@ -30,6 +32,7 @@ import numpy as np
 from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import settings
 
+from optimizer_core.callbacks import EarlyStopping
 from optimizer_core.exceptions import BudgetExhausted, LanguageModelError
 from optimizer_core.language_models import Budget
 from optimizer_core.programs import FailureRule, Program
@@ -319,6 +322,34 @@ def _event_logger(ctx: _Context, watcher: Watcher) -> RunEventLogger:
     )
 
 
+def _early_stopping(fit_config: dict[str, Any]) -> EarlyStopping | None:
+    """The engine's `EarlyStopping` of ``fit_config.early_stopping``; None when it is off."""
+    chosen = fit_config.get("early_stopping")
+    if not chosen:
+        return None
+    return EarlyStopping(
+        monitor=str(chosen["monitor"]),
+        min_delta=float(chosen.get("min_delta", 0.0)),
+        patience=int(chosen.get("patience", 1)),
+        mode="max",  # every figure a run logs is a reward or a metric: higher is better
+        restore_best_variables=bool(chosen.get("restore_best_variables", False)),
+    )
+
+
+def _early_stopped(early_stopping: EarlyStopping, fit_config: dict[str, Any]) -> dict[str, Any]:
+    """The ``early_stopped`` event: where training stopped, and why (epochs are 0-based)."""
+    return {
+        "epoch": early_stopping.stopped_epoch,
+        "epochs": int(fit_config["epochs"]),
+        "monitor": early_stopping.monitor,
+        "patience": early_stopping.patience,
+        "min_delta": abs(early_stopping.min_delta),
+        "best": early_stopping.best,
+        "best_epoch": early_stopping.best_epoch,
+        "restored_best": early_stopping.restore_best_variables,
+    }
+
+
 async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
     """Evaluate, fit, evaluate and store the result: the part a cancel interrupts."""
     run = ctx.run
@@ -361,6 +392,7 @@ async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
         else:
             budget.hold(calls=len(ctx.x_test) * evaluation_settings(run.fit_config)[2])
     fit_config = run.fit_config
+    early_stopping = _early_stopping(fit_config)
     await program.fit(
         x=ctx.x_train,
         y=ctx.y_train,
@@ -378,9 +410,13 @@ async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
             log,
             CheckpointWriter(run_id, source_document=ctx.document, watcher=watcher),
             watcher,
+            *([early_stopping] if early_stopping is not None else []),
         ],
     )
     watcher.check()
+    if early_stopping is not None and 0 < early_stopping.stopped_epoch < fit_config["epochs"] - 1:
+        # Stopped before its last epoch: the run page says so, and why.
+        await log.emit("early_stopped", _early_stopped(early_stopping, fit_config))
     # Training kept its best variables; the held-back share now pays for their evaluation.
     spent = budget is not None and budget.exhausted is not None
     after: dict[str, Any] | None = None

@@ -192,7 +192,8 @@ class RunCreateSerializer(serializers.Serializer):
         required=False,
         default=dict,
         help_text="epochs, batch_size, validation_split, seed, shuffle, evaluation_temperature, "
-        "evaluations",
+        "evaluations, the caps, cache, early_stopping ({patience, min_delta, monitor, "
+        "restore_best_variables} or null: off)",
     )
 
 

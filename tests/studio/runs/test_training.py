@@ -286,6 +286,43 @@ def test_a_fork_starts_from_the_chosen_checkpoint(user, scripted_server, enqueue
             "<= 2",
         ),
         (COMPILE_CONFIG, {**FIT, "learning_rate": 0.1}, "fit_config", "learning_rate"),
+        (COMPILE_CONFIG, {**FIT, "early_stopping": 3}, "fit_config.early_stopping", "object"),
+        (
+            COMPILE_CONFIG,
+            {**FIT, "early_stopping": {"patience": 2, "verbose": 1}},
+            "fit_config.early_stopping",
+            "verbose",
+        ),
+        (
+            COMPILE_CONFIG,
+            {**FIT, "early_stopping": {"patience": 0}},
+            "fit_config.early_stopping.patience",
+            ">= 1",
+        ),
+        (
+            COMPILE_CONFIG,
+            {**FIT, "early_stopping": {"patience": 1.5}},
+            "fit_config.early_stopping.patience",
+            "integer",
+        ),
+        (
+            COMPILE_CONFIG,
+            {**FIT, "early_stopping": {"patience": 1, "min_delta": -0.1}},
+            "fit_config.early_stopping.min_delta",
+            ">= 0",
+        ),
+        (
+            COMPILE_CONFIG,
+            {**FIT, "validation_split": 0.25, "early_stopping": {"monitor": "val_accuracy"}},
+            "fit_config.early_stopping.monitor",
+            "one of val_reward, val_f1_score, reward, f1_score",
+        ),
+        (
+            COMPILE_CONFIG,
+            {**FIT, "early_stopping": {"monitor": "val_reward"}},
+            "fit_config.early_stopping.monitor",
+            "validation_split",
+        ),
     ],
 )
 def test_a_bad_configuration_is_refused_naming_the_field(
@@ -428,3 +465,45 @@ def test_models_are_set_by_the_studio_not_the_config(user):
             compile_config={**COMPILE_CONFIG, "optimizer": omega}, fit_config=FIT,
         )  # fmt: skip
     assert list(refused.value.by_path()) == ["compile_config.optimizer.params.language_model"]
+
+
+def test_early_stopping_ends_a_run_whose_validation_reward_does_not_improve(user, scripted_server):
+    # No rise of a reward in [0, 1] beats a min_delta of 1: the second epoch does not improve,
+    # and with patience 1 the run stops there, three epochs before its last.
+    early = {"patience": 1, "min_delta": 1.0}
+    fit = {"epochs": 5, "batch_size": 8, "validation_split": 0.25, "seed": 0}
+    run = start(user, scripted_server, fit={**fit, "early_stopping": early})
+    assert run.fit_config["early_stopping"] == {
+        "patience": 1,
+        "min_delta": 1.0,
+        "monitor": "val_reward",  # the default with validation rows
+        "restore_best_variables": False,
+    }
+
+    execute_run(run.pk)
+
+    run.refresh_from_db()
+    assert run.state == Run.State.SUCCEEDED, run.error
+    assert list(run.checkpoints.values_list("epoch", flat=True)) == [1, 2]
+    assert kinds(run).count("epoch") == 2
+    [stopped] = [e.payload for e in events(run) if e.kind == "early_stopped"]
+    assert stopped["epoch"] == 1 and stopped["epochs"] == 5
+    assert stopped["monitor"] == "val_reward" and stopped["patience"] == 1
+    assert stopped["best_epoch"] == 0
+    assert run.after is not None  # evaluated after training, as a full run is
+    assert_no_gap(run)
+
+
+def test_a_run_without_early_stopping_trains_every_epoch_and_says_nothing_of_it(
+    user, scripted_server
+):
+    fit = {"epochs": 3, "batch_size": 8, "validation_split": 0.25, "seed": 0}
+    run = start(user, scripted_server, fit=fit)
+    assert run.fit_config["early_stopping"] is None
+
+    execute_run(run.pk)
+
+    run.refresh_from_db()
+    assert run.state == Run.State.SUCCEEDED, run.error
+    assert kinds(run).count("epoch") == 3
+    assert "early_stopped" not in kinds(run)
