@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.programs.documents import load_program
+from studio.runs.history import epoch_logs
 from studio.runs.models import Run, RunEvent
 from studio.runs.significance import run_gain, versus
 
@@ -19,13 +20,7 @@ def epoch_curves(run: Run) -> dict[str, list[Any]]:
 
     An epoch trained twice (a resumed run redoes an unfinished one) counts once: the last.
     """
-    by_epoch: dict[int, dict[str, Any]] = {}
-    for payload in (
-        RunEvent.objects.filter(run=run, kind="epoch")
-        .order_by("seq")
-        .values_list("payload", flat=True)
-    ):
-        by_epoch[int(payload["epoch"])] = payload.get("logs") or {}
+    by_epoch = dict(epoch_logs(run))
     epochs = sorted(by_epoch)
     keys = sorted({key for logs in by_epoch.values() for key in logs})
     curves: dict[str, list[Any]] = {"epoch": epochs}

@@ -28,6 +28,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from studio.common.errors import FieldErrorsSerializer
+from studio.common.renderers import CSVRenderer, JSONLinesRenderer
 from studio.deployments import batch, services
 from studio.deployments.api.serializers import (
     BatchCreateSerializer,
@@ -54,30 +55,6 @@ _TOO_LARGE = OpenApiResponse(
     description="an input larger than the deployment's max_input_bytes (nothing was sent to "
     "the model), or a body over the server's request limit",
 )
-
-
-class _DownloadRenderer(renderers.BaseRenderer):
-    """Lets content negotiation accept a download's media type (errors render as JSON text)."""
-
-    charset = "utf-8"
-
-    def render(
-        self,
-        data: Any,
-        accepted_media_type: str | None = None,
-        renderer_context: dict[str, Any] | None = None,
-    ) -> bytes:
-        return renderers.JSONRenderer().render(data)
-
-
-class CSVRenderer(_DownloadRenderer):
-    media_type = "text/csv"
-    format = "csv"
-
-
-class JSONLinesRenderer(_DownloadRenderer):
-    media_type = "application/x-ndjson"
-    format = "jsonl"
 
 
 @extend_schema_view(

@@ -7,20 +7,22 @@ from typing import Any
 import django_filters
 from django import forms
 from django.db.models import QuerySet
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, status, viewsets
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, renderers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from studio.common.exceptions import Conflict, DomainError, NotFound
+from studio.common.renderers import CSVRenderer
 from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
 from studio.programs.prompts import export_prompts
 from studio.providers.models import Provider
-from studio.runs import services
+from studio.runs import history, services
 from studio.runs.api.lineage_serializers import LineageSerializer
 from studio.runs.api.serializers import (
     CatalogueSerializer,
@@ -291,6 +293,29 @@ class RunViewSet(
             for item in data:
                 item.pop("document", None)
         return Response(data)
+
+    @extend_schema(
+        operation_id="runs_history_csv",
+        responses={(200, "text/csv"): OpenApiResponse(OpenApiTypes.STR)},
+        description="The run's epochs as a CSV file (an attachment): a header `epoch` and "
+        "every figure its epochs logged, sorted (reward, val_reward, each metric...), then "
+        "a row per epoch (0-based), as the engine's CSVLogger writes it; a figure an epoch "
+        "did not log holds NA. Before the first epoch, the header alone.",
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="history/csv",
+        url_name="history-csv",
+        filter_backends=[],
+        pagination_class=None,
+        renderer_classes=[renderers.JSONRenderer, CSVRenderer],
+    )
+    def history_csv(self, request: Request, pk: str | None = None) -> HttpResponse:
+        run = self.get_object()
+        response = HttpResponse(history.history_csv(run), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-history.csv"'
+        return response
 
     @extend_schema(operation_id="runs_lineage", responses={200: LineageSerializer})
     @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
