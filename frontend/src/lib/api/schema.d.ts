@@ -996,6 +996,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/history/csv/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The run's epochs as a CSV file (an attachment): a header `epoch` and every figure its epochs logged, sorted (reward, val_reward, each metric...), then a row per epoch (0-based), as the engine's CSVLogger writes it; a figure an epoch did not log holds NA. Before the first epoch, the header alone. */
+        get: operations["runs_history_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/lineage/": {
         parameters: {
             query?: never;
@@ -2116,7 +2133,7 @@ export interface components {
             provider: number;
             /** @description {"reward": {"name", "params"}, "optimizer": {...}, "metrics": [...]} */
             compile_config: unknown;
-            /** @description epochs, batch_size, validation_split, seed, shuffle, evaluation_temperature, evaluations */
+            /** @description epochs, batch_size, validation_split, seed, shuffle, evaluation_temperature, evaluations, the caps, cache, early_stopping ({patience, min_delta, monitor, restore_best_variables} or null: off) */
             fit_config?: unknown;
         };
         RunDetail: {
@@ -6126,6 +6143,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_history_csv: {
+        parameters: {
+            query?: {
+                format?: "csv" | "json";
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/csv": string;
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "text/csv": string;
                 };
             };
         };
