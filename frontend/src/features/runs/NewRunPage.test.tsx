@@ -182,6 +182,50 @@ describe('NewRunPage', () => {
     });
   });
 
+  it('sends early stopping in fit_config once turned on, watching val_reward', async () => {
+    const user = userEvent.setup();
+    const calls = mockFetch({ ...ROUTES, 'POST /api/runs/': [201, { id: 9 }] });
+    renderPage();
+    expect(await screen.findByTestId('estimate-total')).toHaveTextContent('≈');
+    // Off by default: no settings shown.
+    expect(screen.getByLabelText('Early stopping')).not.toBeChecked();
+    expect(screen.queryByLabelText('Patience (epochs)')).toBeNull();
+
+    await user.clear(screen.getByLabelText('Validation split'));
+    await user.type(screen.getByLabelText('Validation split'), '0.25');
+    await user.click(screen.getByLabelText('Early stopping'));
+    expect(screen.getByLabelText('Monitor')).toHaveDisplayValue('val_reward');
+    expect(screen.getByTestId('estimate-total')).toHaveTextContent('≤');
+    expect(screen.getByTestId('estimate-early-stopping')).toBeInTheDocument();
+
+    await user.clear(screen.getByLabelText('Patience (epochs)'));
+    await user.type(screen.getByLabelText('Patience (epochs)'), '0');
+    expect(screen.getByLabelText('Patience (epochs)')).toHaveAccessibleDescription(
+      'a whole number ≥ 1',
+    );
+    expect(screen.getByRole('button', { name: 'Start run' })).toBeDisabled();
+    await user.clear(screen.getByLabelText('Patience (epochs)'));
+    await user.type(screen.getByLabelText('Patience (epochs)'), '1');
+    await user.type(screen.getByLabelText('Min delta'), '.5');
+    await user.click(screen.getByLabelText('Restore best variables'));
+    expect(screen.getByTestId('early-stopping-sentence')).toHaveTextContent(
+      'Stops after 1 epoch without a rise of val_reward (by more than 0.5).',
+    );
+
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    expect(await screen.findByText('run page')).toBeInTheDocument();
+    const sent = calls.find((c) => c.method === 'POST')?.body as {
+      fit_config: Record<string, unknown>;
+    };
+    expect(sent.fit_config.validation_split).toBe(0.25);
+    expect(sent.fit_config.early_stopping).toEqual({
+      patience: 1,
+      min_delta: 0.5,
+      monitor: 'val_reward',
+      restore_best_variables: true,
+    });
+  });
+
   it("shows the server's problems in the section they are about", async () => {
     const user = userEvent.setup();
     mockFetch({

@@ -11,6 +11,7 @@ import { useCatalogue } from './api/catalogue';
 import { useCreateRun } from './api/runsCreate';
 import { useThroughput } from './api/runsThroughput';
 import { CallEstimate } from './components/setup/CallEstimate';
+import { EarlyStoppingFields } from './components/setup/EarlyStoppingFields';
 import { MetricsChooser } from './components/setup/MetricsChooser';
 import { OptimizerChooser } from './components/setup/OptimizerChooser';
 import { ParamFields } from './components/setup/ParamFields';
@@ -18,6 +19,12 @@ import { Problems } from './components/setup/Problems';
 import { RewardChooser } from './components/setup/RewardChooser';
 import { RunTargetFields } from './components/setup/RunTargetFields';
 import { capsOf } from './model/budget';
+import {
+  EARLY_STOPPING_OFF,
+  monitorChoices,
+  parseEarlyStopping,
+  type EarlyStoppingForm,
+} from './model/earlyStopping';
 import {
   compileConfig,
   entryDefaults,
@@ -73,6 +80,7 @@ export default function NewRunPage() {
   const [metrics, setMetrics] = useState<EntryForm[]>([]);
   const [optimizerPick, setOptimizer] = useState<EntryForm | null>(null);
   const [fitPick, setFitForm] = useState<FormValues | null>(null);
+  const [earlyForm, setEarlyForm] = useState<EarlyStoppingForm>(EARLY_STOPPING_OFF);
   const reward = rewardPick ?? firstOf(catalogue.rewards);
   const optimizer = optimizerPick ?? firstOf(catalogue.optimizers);
   const fitForm = fitPick ?? startingFitForm(catalogue.fit);
@@ -105,6 +113,9 @@ export default function NewRunPage() {
   );
   const optimizerParsed = parseParams(optimizerEntry?.params ?? [], optimizer.values);
   const fitParsed = parseParams(catalogue.fit, fitForm);
+  const validationSplit = Number(fitParsed.values.validation_split ?? 0) || 0;
+  const metricNames = metrics.map((m) => m.name);
+  const earlyParsed = parseEarlyStopping(earlyForm, metricNames, validationSplit);
   const estimate = catalogueQuery.isSuccess
     ? runEstimate(dataset, shape, optimizer.name, fitParsed)
     : null;
@@ -116,6 +127,7 @@ export default function NewRunPage() {
     rewardParsed,
     optimizerParsed,
     fitParsed,
+    earlyParsed,
     ...metricsParsed.map((m) => m.parsed),
   ].every(noErrors);
   const ready =
@@ -138,7 +150,9 @@ export default function NewRunPage() {
           metricsParsed.map((m) => ({ name: m.name, params: m.parsed.values })),
           { name: optimizer.name, params: optimizerParsed.values },
         ),
-        fit_config: fitParsed.values,
+        fit_config: earlyParsed.value
+          ? { ...fitParsed.values, early_stopping: earlyParsed.value }
+          : fitParsed.values,
       },
       { onSuccess: (run) => navigate(`/runs/${run.id}`) },
     );
@@ -214,6 +228,13 @@ export default function NewRunPage() {
             errors={fitParsed.errors}
             onChange={setFitForm}
           />
+          <EarlyStoppingFields
+            value={earlyForm}
+            parsed={earlyParsed}
+            choices={monitorChoices(metricNames, validationSplit)}
+            validationSplit={validationSplit}
+            onChange={setEarlyForm}
+          />
           <Problems problems={bySection('fit')} />
           <h2 style={{ marginTop: 12 }}>Estimated LM calls, time and cost</h2>
           <CallEstimate
@@ -221,6 +242,7 @@ export default function NewRunPage() {
             lmModules={shape.lmModules}
             caps={capsOf(fitParsed.values)}
             throughput={throughput.data ?? null}
+            earlyStopping={earlyParsed.value !== null}
           />
         </section>
       </div>

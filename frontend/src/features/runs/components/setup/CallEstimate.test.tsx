@@ -34,6 +34,18 @@ describe('CallEstimate', () => {
     );
   });
 
+  it('says the figures are at most with early stopping on', () => {
+    const { rerender } = render(<CallEstimate estimate={estimate} lmModules={1} />);
+    expect(screen.getByTestId('estimate-total')).toHaveTextContent('≈ 416');
+    expect(screen.queryByTestId('estimate-early-stopping')).toBeNull();
+    rerender(<CallEstimate estimate={estimate} lmModules={1} earlyStopping />);
+    expect(screen.getByTestId('estimate-total')).toHaveTextContent('≤ 416');
+    expect(screen.getByText('LM calls at most')).toBeInTheDocument();
+    expect(screen.getByTestId('estimate-early-stopping')).toHaveTextContent(
+      'Early stopping may end training before its last epoch',
+    );
+  });
+
   it('says within the cap, and nothing without caps', () => {
     const { rerender } = render(
       <CallEstimate

@@ -25,19 +25,23 @@ function expectationsOf(estimate: Estimate, throughput: Throughput) {
  * How many LM calls the run will make, by where they go, and what its test rows can tell;
  * from the provider's recent finished runs (`throughput`), how long it takes and the tokens
  * and cost it spends; against the run's caps, whether it will stop early on one (keeping
- * its best program).
+ * its best program). With early stopping on, the training may end before its last epoch:
+ * the figures are at most.
  */
 export function CallEstimate({
   estimate,
   lmModules,
   caps = NO_CAPS,
   throughput = null,
+  earlyStopping = false,
 }: {
   estimate: Estimate | null;
   lmModules: number;
   caps?: Caps;
   /** What the provider's past runs measured; null while unknown (no provider, loading). */
   throughput?: Throughput | null;
+  /** Early stopping is on: training may stop before its last epoch. */
+  earlyStopping?: boolean;
 }) {
   if (!estimate) return <p className="note">Choose a dataset and valid fit settings.</p>;
   const expectations = throughput ? expectationsOf(estimate, throughput) : [];
@@ -46,8 +50,10 @@ export function CallEstimate({
     <div aria-label="Estimate">
       <div className="stats">
         <div className="stat">
-          <b data-testid="estimate-total">≈ {estimate.total.toLocaleString()}</b>
-          <span>LM calls in all</span>
+          <b data-testid="estimate-total">
+            {earlyStopping ? '≤' : '≈'} {estimate.total.toLocaleString()}
+          </b>
+          <span>{earlyStopping ? 'LM calls at most' : 'LM calls in all'}</span>
         </div>
         <div className="stat">
           <b>{estimate.training.toLocaleString()}</b>
@@ -83,6 +89,12 @@ export function CallEstimate({
           {c.text}
         </p>
       ))}
+      {earlyStopping && (
+        <p className="note" data-testid="estimate-early-stopping">
+          Early stopping may end training before its last epoch: the calls, time, tokens and cost
+          above are at most.
+        </p>
+      )}
       <p className="note" data-testid="estimate-bound">
         The calls are an upper bound: racing drops a proposal that cannot win after half its
         minibatch, and a candidate&apos;s result on a row already known in the run is not asked for
