@@ -219,4 +219,37 @@ describe('RunPage', () => {
     expect(verdict).toHaveTextContent('95% interval −0.100 to +0.200');
     expect(verdict).toHaveTextContent('You need about 785 rows to see a gain of 0.05.');
   });
+
+  it("downloads the run's epochs as CSV", async () => {
+    mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
+    show(running);
+    renderRun();
+    const link = await screen.findByRole('link', { name: 'Download CSV' });
+    expect(link).toHaveAttribute('href', '/api/runs/3/history/csv/');
+    expect(link).toHaveAttribute('download');
+  });
+
+  it('says a run stopped early, after how many epochs and why', async () => {
+    mockFetch({ 'GET /api/runs/3/': [200, row('succeeded')] });
+    show([
+      ...running,
+      ev(11, 'epoch', { epoch: 1, logs: { reward: 0.5, val_reward: 0.5 } }),
+      ev(12, 'train_end', {}),
+      ev(13, 'early_stopped', {
+        epoch: 1,
+        epochs: 5,
+        monitor: 'val_reward',
+        patience: 1,
+        min_delta: 0,
+        best: 0.75,
+        best_epoch: 0,
+        restored_best: false,
+      }),
+      ev(14, 'state', { state: 'succeeded' }),
+    ]);
+    renderRun();
+    expect(await screen.findByTestId('run-progress')).toHaveTextContent(
+      'Trained 2 of 5 epochs — stopped early: val_reward did not improve for 1 epoch',
+    );
+  });
 });

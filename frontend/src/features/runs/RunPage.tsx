@@ -6,6 +6,7 @@ import { PromptExport } from '@/lib/components/PromptExport';
 import { useEventStream } from '@/lib/realtime/useEventStream';
 import { useCancelRun } from './api/runsCancel';
 import { useForkRun } from './api/runsFork';
+import { historyCsvUrl } from './api/runsHistoryCsv';
 import { runKey, useRun } from './api/runsRetrieve';
 import { EpochCharts } from './components/EpochCharts';
 import { LineageSection } from './components/lineage/LineageSection';
@@ -172,7 +173,13 @@ export default function RunPage() {
         </div>
       </div>
       <div className="card">
-        <h2>Epoch curves</h2>
+        <div className="page-head" style={{ marginBottom: 6 }}>
+          <h2>Epoch curves</h2>
+          <span className="spacer" />
+          <a className="btn" href={historyCsvUrl(runId)} download>
+            Download CSV
+          </a>
+        </div>
         <EpochCharts view={view} inherited={inherited} inheritedFrom={run.data?.parent ?? null} />
       </div>
       <div className="grid-2">

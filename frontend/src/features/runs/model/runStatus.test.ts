@@ -172,3 +172,55 @@ describe('budget_spent', () => {
     );
   });
 });
+
+describe('early stopping', () => {
+  const stopped = [
+    ...midway,
+    ev(8, 'epoch', { epoch: 1, logs: { reward: 0.5, val_reward: 0.5 } }),
+    ev(9, 'train_end', {}),
+    ev(10, 'early_stopped', {
+      epoch: 1,
+      epochs: 5,
+      monitor: 'val_reward',
+      patience: 1,
+      min_delta: 0,
+      best: 0.75,
+      best_epoch: 0,
+      restored_best: false,
+    }),
+    ev(11, 'state', { state: 'succeeded' }),
+  ];
+
+  it('says a run stopped early, after how many of its epochs, and why', () => {
+    const summary = progressSummary(buildView(stopped), 'succeeded');
+    expect(summary.text).toBe(
+      'Trained 2 of 5 epochs — stopped early: val_reward did not improve for 1 epoch (best 0.750, epoch 1)',
+    );
+    expect(summary.percent).toBe(100);
+  });
+
+  it('names the min delta and a restored best epoch', () => {
+    const view = buildView([
+      ...midway,
+      ev(8, 'early_stopped', {
+        epoch: 3,
+        epochs: 10,
+        monitor: 'val_f1_score',
+        patience: 2,
+        min_delta: 0.01,
+        best: 0.5,
+        best_epoch: 1,
+        restored_best: true,
+      }),
+    ]);
+    expect(progressSummary(view, 'succeeded').text).toBe(
+      'Trained 4 of 10 epochs — stopped early: val_f1_score did not improve by more than 0.01 for 2 epochs (best 0.500, epoch 2, restored)',
+    );
+  });
+
+  it('says nothing of it for a run that trained every epoch', () => {
+    const view = buildView([...midway, ev(8, 'state', { state: 'succeeded' })]);
+    expect(view.earlyStop).toBeNull();
+    expect(progressSummary(view, 'succeeded').text).toBe('Trained 5 epochs');
+  });
+});

@@ -74,6 +74,25 @@ function position(view: RunView): string {
     : epoch;
 }
 
+/**
+ * "Trained 2 of 5 epochs — stopped early: val_reward did not improve for 1 epoch (best
+ * 0.750, epoch 1)": where early stopping ended training, and why.
+ */
+export function earlyStopText(stop: NonNullable<RunView['earlyStop']>): string {
+  const trained = stop.epoch + 1;
+  const of = stop.epochs ? ` of ${stop.epochs}` : '';
+  const patience = stop.patience ?? 1;
+  const delta = stop.minDelta > 0 ? ` by more than ${stop.minDelta}` : '';
+  const best =
+    stop.best !== null && stop.bestEpoch !== null
+      ? ` (best ${stop.best.toFixed(3)}, epoch ${stop.bestEpoch + 1}${stop.restoredBest ? ', restored' : ''})`
+      : '';
+  return (
+    `Trained ${trained}${of} epoch${trained === 1 && !of ? '' : 's'} — stopped early: ` +
+    `${stop.monitor} did not improve${delta} for ${patience} epoch${patience === 1 ? '' : 's'}${best}`
+  );
+}
+
 /** The progress line and bar of a run, in words where a percentage would mislead. */
 export function progressSummary(view: RunView, state: string | null): ProgressSummary {
   const percent = Math.round(progress(view) * 100);
@@ -98,6 +117,14 @@ export function progressSummary(view: RunView, state: string | null): ProgressSu
       text,
       percent,
       label: null,
+      measures: 'training',
+    };
+  }
+  if (state === 'succeeded' && view.earlyStop) {
+    return {
+      text: earlyStopText(view.earlyStop),
+      percent: 100,
+      label: '100%',
       measures: 'training',
     };
   }

@@ -79,6 +79,18 @@ export type EvaluationProgress = {
   rows: number;
 };
 
+/** Where early stopping ended training (`early_stopped`; epochs are 0-based). */
+export type EarlyStop = {
+  epoch: number;
+  epochs: number | null;
+  monitor: string;
+  patience: number | null;
+  minDelta: number;
+  best: number | null;
+  bestEpoch: number | null;
+  restoredBest: boolean;
+};
+
 export type RunView = {
   state: string | null;
   error: string | null;
@@ -105,6 +117,8 @@ export type RunView = {
   evaluating: EvaluationProgress | null;
   /** The cap a `budget_spent` event said was reached ("calls", "tokens", "cost"). */
   budgetCap: string | null;
+  /** Early stopping ended training before its last epoch; null otherwise. */
+  earlyStop: EarlyStop | null;
   lastSeq: number;
 };
 
@@ -128,6 +142,7 @@ export function emptyView(): RunView {
     evaluations: { before: null, after: null },
     evaluating: null,
     budgetCap: null,
+    earlyStop: null,
     lastSeq: 0,
   };
 }
@@ -269,6 +284,21 @@ export function applyEvent(view: RunView, event: RunEventLike): RunView {
       next.usage = usageOf(p);
       next.batches = { ...view.batches, batchesSinceUsage: 0 };
       break;
+    case 'early_stopped': {
+      const epoch = num(p.epoch);
+      if (epoch === null) break;
+      next.earlyStop = {
+        epoch,
+        epochs: num(p.epochs),
+        monitor: typeof p.monitor === 'string' ? p.monitor : 'val_reward',
+        patience: num(p.patience),
+        minDelta: num(p.min_delta) ?? 0,
+        best: num(p.best),
+        bestEpoch: num(p.best_epoch),
+        restoredBest: p.restored_best === true,
+      };
+      break;
+    }
     case 'budget_spent':
       next.budgetCap = typeof p.cap === 'string' ? p.cap : 'calls';
       if (isRecord(p.budget) && view.usage)
