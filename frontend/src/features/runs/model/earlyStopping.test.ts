@@ -48,6 +48,10 @@ describe('early stopping in the run form', () => {
     expect(parseEarlyStopping({ ...on, monitor: 'val_reward' }, [], 0).errors).toEqual({
       monitor: 'val_reward needs a validation split above 0',
     });
+    // A metric's figure once the metric is dropped.
+    expect(parseEarlyStopping({ ...on, monitor: 'val_f1_score' }, [], 0.2).errors).toEqual({
+      monitor: 'not logged by this run: one of val_reward, reward',
+    });
     expect(parseEarlyStopping({ ...on, monitor: 'recall' }, ['F1Score'], 0).errors).toEqual({
       monitor: 'not logged by this run: one of reward, f1_score',
     });

@@ -77,9 +77,10 @@ export function parseEarlyStopping(
   const monitor = form.monitor || defaultMonitor(validationSplit);
   const choices = monitorChoices(metrics, validationSplit);
   if (!choices.includes(monitor))
-    errors.monitor = monitor.startsWith('val_')
-      ? `${monitor} needs a validation split above 0`
-      : `not logged by this run: one of ${choices.join(', ')}`;
+    errors.monitor =
+      monitor.startsWith('val_') && validationSplit <= 0
+        ? `${monitor} needs a validation split above 0`
+        : `not logged by this run: one of ${choices.join(', ')}`;
   if (Object.keys(errors).length) return { value: null, errors };
   return {
     value: {
