@@ -49,6 +49,11 @@ def test_create_names_the_bad_field(api, user):
     assert "fit_config.epochs" in response.json()
     bad = body(user, compile_config={**COMPILE_CONFIG, "reward": "nope"})
     assert "compile_config.reward.name" in api.post("/api/runs/", bad, format="json").json()
+    bad = body(user, fit_config={**FIT, "early_stopping": {"monitor": "val_loss"}})
+    response = api.post("/api/runs/", bad, format="json")
+    assert response.status_code == 400
+    [message] = response.json()["fit_config.early_stopping.monitor"]
+    assert "'val_loss'" in message and "one of reward, f1_score" in message
 
 
 def test_another_users_rows_cannot_be_used_or_seen(api, other_api, user, other_user):
