@@ -110,6 +110,27 @@ def _figures(phase: Any) -> dict[str, Any] | None:
     return {key: value for key, value in phase.items() if key != "examples"}
 
 
+class RunProgressSerializer(serializers.Serializer[dict[str, Any]]):
+    epoch = serializers.IntegerField(help_text="epochs completed (`current_epoch`)")
+    epochs = serializers.IntegerField(
+        allow_null=True, help_text="epochs asked for in fit_config (null when it names none)"
+    )
+    calls = serializers.IntegerField(allow_null=True, help_text="LM calls so far")
+    tokens = serializers.IntegerField(allow_null=True, help_text="tokens (prompt + completion)")
+    cost = serializers.FloatField(allow_null=True, help_text="US dollars so far")
+
+
+class RunStatusSerializer(serializers.Serializer[dict[str, Any]]):
+    """A run's light status (`studio.runs.status`)."""
+
+    id = serializers.IntegerField()
+    state = serializers.ChoiceField(choices=Run.State.choices)
+    progress = RunProgressSerializer()
+    updated_at = serializers.DateTimeField(
+        help_text="the last time the row changed: created, started, heartbeat or finished"
+    )
+
+
 class RunExamplePageSerializer(serializers.Serializer[dict[str, Any]]):
     count = serializers.IntegerField(help_text="test rows stored after training")
     page = serializers.IntegerField()

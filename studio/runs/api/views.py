@@ -35,6 +35,7 @@ from studio.runs.api.serializers import (
     RunEventSerializer,
     RunExamplePageSerializer,
     RunSerializer,
+    RunStatusSerializer,
     ThroughputSerializer,
 )
 from studio.runs.catalogue import run_catalogue
@@ -46,6 +47,7 @@ from studio.runs.optimizer_names import (
     catalogue_optimizers,
     with_optimizer,
 )
+from studio.runs.status import STATUS_IDS_MAX, run_statuses
 from studio.runs.throughput import provider_throughput
 
 EVENTS_PAGE_DEFAULT = 500
@@ -127,6 +129,20 @@ def _int_param(request: Request, name: str, default: int, *, low: int, high: int
     if not low <= value <= high:
         raise DomainError(f"must be in [{low}, {high}], got {value}", path=name)
     return value
+
+
+def _ids_param(request: Request, *, most: int) -> list[int]:
+    """The run ids of ``?ids=1,2,3``: 1 to `most` positive integers, or a 400 naming ``ids``."""
+    raw = request.query_params.get("ids", "")
+    if not raw.strip():
+        raise DomainError("required: comma-separated run ids, e.g. 1,2,3", path="ids")
+    parts = [part.strip() for part in raw.split(",")]
+    if len(parts) > most:
+        raise DomainError(f"at most {most} run ids, got {len(parts)}", path="ids")
+    for part in parts:
+        if not (part.isascii() and part.isdigit() and 1 <= int(part) <= 2**63 - 1):
+            raise DomainError(f"comma-separated run ids, got {part[:40]!r}", path="ids")
+    return [int(part) for part in parts]
 
 
 class RunViewSet(
@@ -344,6 +360,29 @@ class RunViewSet(
         if missing:
             raise NotFound(f"runs not found: {missing}")
         return Response(compare_runs([runs[i] for i in ids]))
+
+    @extend_schema(
+        operation_id="runs_status",
+        parameters=[
+            OpenApiParameter(
+                "ids",
+                OpenApiTypes.STR,
+                required=True,
+                description=f"comma-separated run ids, at most {STATUS_IDS_MAX}, e.g. 1,2,3",
+            )
+        ],
+        responses={200: RunStatusSerializer(many=True)},
+        description="What moves while runs train, for the ids asked about: state, epoch, "
+        "LM calls, tokens and cost so far, and when the row last changed. Small (no "
+        "evaluations, no verdict, no examples): what the runs table polls while a run is "
+        "active. Another user's id, or one naming no run, is left out.",
+    )
+    @action(
+        detail=False, methods=["get"], url_path="status", filter_backends=[], pagination_class=None
+    )
+    def statuses(self, request: Request) -> Response:
+        ids = _ids_param(request, most=STATUS_IDS_MAX)
+        return Response(RunStatusSerializer(run_statuses(request.user, ids), many=True).data)
 
     @extend_schema(
         operation_id="runs_throughput",

@@ -1064,6 +1064,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/status/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description What moves while runs train, for the ids asked about: state, epoch, LM calls, tokens and cost so far, and when the row last changed. Small (no evaluations, no verdict, no examples): what the runs table polls while a run is active. Another user's id, or one naming no run, is left out. */
+        get: operations["runs_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/throughput/": {
         parameters: {
             query?: never;
@@ -2209,6 +2226,32 @@ export interface components {
             results: {
                 [key: string]: unknown;
             }[];
+        };
+        RunProgress: {
+            /** @description epochs completed (`current_epoch`) */
+            epoch: number;
+            /** @description epochs asked for in fit_config (null when it names none) */
+            epochs: number | null;
+            /** @description LM calls so far */
+            calls: number | null;
+            /** @description tokens (prompt + completion) */
+            tokens: number | null;
+            /**
+             * Format: double
+             * @description US dollars so far
+             */
+            cost: number | null;
+        };
+        /** @description A run's light status (`studio.runs.status`). */
+        RunStatus: {
+            id: number;
+            state: components["schemas"]["StateEnum"];
+            progress: components["schemas"]["RunProgress"];
+            /**
+             * Format: date-time
+             * @description the last time the row changed: created, started, heartbeat or finished
+             */
+            updated_at: string;
         };
         SavedDataModel: {
             readonly id: number;
@@ -6313,6 +6356,37 @@ export interface operations {
             };
             /** @description What the request names does not exist (or is not yours). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_status: {
+        parameters: {
+            query: {
+                /** @description comma-separated run ids, at most 100, e.g. 1,2,3 */
+                ids: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunStatus"][];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
