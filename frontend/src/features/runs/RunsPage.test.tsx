@@ -1,7 +1,7 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { Route, useLocation } from 'react-router';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mockFetch } from '@/test/fetchMock';
 import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
 import catalogue from './__fixtures__/catalogue.json';
@@ -74,6 +74,14 @@ function renderAt(path: string) {
 }
 
 stubApiPerTest();
+afterEach(() => vi.useRealTimers());
+
+const status = (id: number, state: string, epoch: number, calls: number) => ({
+  id,
+  state,
+  progress: { epoch, epochs: 2, calls, tokens: calls * 10, cost: null },
+  updated_at: '2026-11-30T10:00:00Z',
+});
 
 describe('RunsPage', () => {
   it('shows the program, dataset and optimizer of each run', async () => {
@@ -124,5 +132,50 @@ describe('RunsPage', () => {
     );
     await user.click(within(filters).getByRole('button', { name: 'Clear filters' }));
     expect(screen.getByLabelText('search')).toHaveTextContent('');
+  });
+
+  it('polls the light status of an active run, not the page, and fetches the page again once it ends', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    const routes: Record<string, [number, unknown]> = {
+      'GET /api/runs/?page=1': [
+        200,
+        page([run(1), run(2, { state: 'running', current_epoch: 0, usage: { calls: 3 } })]),
+      ],
+      'GET /api/runs/status/?ids=2': [200, [status(2, 'running', 1, 40)]],
+      'GET /api/programs/?page=1': [200, PROGRAMS],
+      'GET /api/datasets/?page=1': [200, DATASETS],
+      'GET /api/catalogue/': [200, catalogue],
+    };
+    const calls = mockFetch(routes);
+    const count = (url: string) => calls.filter((c) => c.url === url).length;
+    renderAt('/runs');
+    const table = await screen.findByRole('table', { name: 'Runs' });
+    // The progress shown is the status's: epoch 1 of 2, 40 LM calls (the page said 0 and 3).
+    const live = await within(table).findByText('1/2');
+    expect(live.closest('tr')).toHaveTextContent('40');
+    await act(() => vi.advanceTimersByTimeAsync(3000));
+    await act(() => vi.advanceTimersByTimeAsync(3000));
+    await waitFor(() => expect(count('/api/runs/status/?ids=2')).toBeGreaterThanOrEqual(3));
+    expect(count('/api/runs/?page=1')).toBe(1);
+
+    routes['GET /api/runs/status/?ids=2'] = [200, [status(2, 'succeeded', 2, 80)]];
+    routes['GET /api/runs/?page=1'] = [
+      200,
+      page([
+        run(1),
+        run(2, {
+          state: 'succeeded',
+          usage: { calls: 80 },
+          after: { summary: { reward: { mean: 0.75, std: 0 } } },
+        }),
+      ]),
+    ];
+    await act(() => vi.advanceTimersByTimeAsync(3000));
+    await within(table).findByText('0.750'); // the figures of the page fetched again
+    expect(count('/api/runs/?page=1')).toBe(2);
+    const polled = count('/api/runs/status/?ids=2');
+    await act(() => vi.advanceTimersByTimeAsync(9000));
+    expect(count('/api/runs/status/?ids=2')).toBe(polled); // nothing active: no more polling
+    expect(count('/api/runs/?page=1')).toBe(2);
   });
 });

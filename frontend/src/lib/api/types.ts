@@ -16,6 +16,7 @@ export type Provider = S['Provider'];
 export type Run = S['Run'];
 export type RunCreateRequest = S['RunCreateRequest'];
 export type RunDetail = S['RunDetail'];
+export type RunStatus = S['RunStatus'];
 export type RunEvent = S['RunEvent'];
 export type Compare = S['Compare'];
 export type ProviderCatalogueEntry = S['ProviderCatalogueEntry'];

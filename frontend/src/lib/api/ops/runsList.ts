@@ -1,26 +1,26 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import { api } from '../client';
 import { unwrap } from '../errors';
 import type { Page } from '../pagination';
 import type { operations } from '../schema';
 import type { Run } from '../types';
+import { useLiveRuns } from './runsStatus';
 
 export const runsKey = ['runs'] as const;
 
-const ACTIVE = new Set(['queued', 'running']);
-
-/** The user's runs, newest first (first page: 50); polls while one is active. */
+/**
+ * The user's runs, newest first (first page: 50). While one is active its light status is
+ * polled, not the list (`useLiveRuns`).
+ */
 export async function listRuns(): Promise<Run[]> {
   return unwrap(await api.GET('/api/runs/', { params: { query: { page: 1 } } })).results;
 }
 
 export function useRuns() {
-  return useQuery({
-    queryKey: runsKey,
-    queryFn: listRuns,
-    refetchInterval: (query) =>
-      query.state.data?.some((run) => ACTIVE.has(run.state)) ? 3000 : false,
-  });
+  const query = useQuery({ queryKey: runsKey, queryFn: listRuns });
+  const data = useLiveRuns(query.data, runsKey);
+  return { ...query, data };
 }
 
 /** What the server narrows the list to (each scoped to the user's own rows). */
@@ -37,12 +37,21 @@ export async function listRunsPage(page: number, filters: RunFilters = {}): Prom
   return unwrap(await api.GET('/api/runs/', { params: { query: { page, ...filters } } }));
 }
 
+/**
+ * One page of the list. While a run on it is queued or running, its state and progress come
+ * from the light status read every 3 s; the page itself is fetched again once a state changes.
+ */
 export function useRunsPage(page: number, filters: RunFilters = {}) {
-  return useQuery({
-    queryKey: [...runsKey, 'page', page, filters],
+  const queryKey = [...runsKey, 'page', page, filters] as const;
+  const query = useQuery({
+    queryKey,
     queryFn: () => listRunsPage(page, filters),
     placeholderData: keepPreviousData,
-    refetchInterval: (query: { state: { data?: Page<Run> } }) =>
-      query.state.data?.results.some((run) => ACTIVE.has(run.state)) ? 3000 : false,
   });
+  const results = useLiveRuns(query.data?.results, queryKey);
+  const data = useMemo(
+    () => (query.data && results ? { ...query.data, results } : query.data),
+    [query.data, results],
+  );
+  return { ...query, data };
 }
