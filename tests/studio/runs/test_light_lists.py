@@ -66,3 +66,13 @@ def test_examples_come_a_page_at_a_time(api: Any, run: Run) -> None:
     assert first["results"][0]["after_reward"] == 0.6
     bad = api.get(f"/api/runs/{run.pk}/examples/?page=0")
     assert bad.status_code == 400 and "page" in bad.json()
+
+
+def test_detail_carries_the_figures_and_the_verdict_not_the_test_rows(api: Any, run: Run) -> None:
+    detail = api.get(f"/api/runs/{run.pk}/").json()
+    assert "examples" not in detail["before"] and "examples" not in detail["after"]
+    assert detail["after"]["summary"]["reward"]["mean"] == 0.6
+    assert detail["gain"]["n"] == ROWS
+    assert detail["usage"]["calls"] == 400
+    # Without its trained document (none here) the detail is as light as a list row.
+    assert len(json.dumps(detail).encode()) <= 4096
