@@ -252,4 +252,59 @@ describe('RunPage', () => {
       'Trained 2 of 5 epochs — stopped early: val_reward did not improve for 1 epoch',
     );
   });
+
+  it('shows the test rows of a finished run a page at a time, from the examples endpoint', async () => {
+    const user = userEvent.setup();
+    const example = (i: number) => ({
+      input: { country: `country ${i}` },
+      expected: { answer: `capital ${i}` },
+      output: { answer: i === 0 ? 'wrong' : `capital ${i}` },
+      reward: i === 0 ? 0 : 1,
+      error: null,
+      trace: [],
+      before_reward: 0,
+      after_reward: i === 0 ? 0 : 1,
+    });
+    const examples = (page: number, rows: number[]) => ({
+      count: 60,
+      page,
+      page_size: 50,
+      results: rows.map(example),
+    });
+    const calls = mockFetch({
+      'GET /api/runs/3/': [200, row('succeeded')],
+      'GET /api/runs/3/examples/?page=1&page_size=50': [
+        200,
+        examples(
+          1,
+          Array.from({ length: 50 }, (_, i) => i),
+        ),
+      ],
+      'GET /api/runs/3/examples/?page=2&page_size=50': [
+        200,
+        examples(
+          2,
+          Array.from({ length: 10 }, (_, i) => 50 + i),
+        ),
+      ],
+    });
+    show([ev(1, 'state', { state: 'succeeded' })]);
+    renderRun();
+    const table = await screen.findByRole('table', { name: 'Test rows' });
+    expect(within(table).getAllByRole('row')).toHaveLength(51);
+    expect(within(table).getAllByRole('row')[1]).toHaveTextContent('{"country":"country 0"}');
+    expect(screen.getByText('50 of 60 rows')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'More' }));
+    await waitFor(() => expect(within(table).getAllByRole('row')).toHaveLength(61));
+    expect(screen.queryByRole('button', { name: 'More' })).not.toBeInTheDocument();
+    expect(calls.filter((c) => c.url.includes('/examples/?page=2')).length).toBe(1);
+  });
+
+  it('asks for no test rows while the run trains', async () => {
+    const calls = mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
+    show(running);
+    renderRun();
+    expect(await screen.findByText('The test rows come when the run ends.')).toBeInTheDocument();
+    expect(calls.some((c) => c.url.includes('/examples/'))).toBe(false);
+  });
 });

@@ -9,6 +9,7 @@ import { useForkRun } from './api/runsFork';
 import { historyCsvUrl } from './api/runsHistoryCsv';
 import { runKey, useRun } from './api/runsRetrieve';
 import { EpochCharts } from './components/EpochCharts';
+import { ExamplesTable } from './components/ExamplesTable';
 import { LineageSection } from './components/lineage/LineageSection';
 import { PopulationTable } from './components/PopulationTable';
 import { UsagePanel } from './components/UsagePanel';
@@ -203,6 +204,10 @@ export default function RunPage() {
           <h2>Optimizer population</h2>
           <PopulationTable view={view} />
         </div>
+      </div>
+      <div className="card">
+        <h2>Test rows after training</h2>
+        <ExamplesTable runId={runId} finished={serverState !== null && !isActive(serverState)} />
       </div>
       <div className="card">
         <h2>Trainable variables</h2>

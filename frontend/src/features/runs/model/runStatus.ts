@@ -3,11 +3,9 @@
  * between a cancel and the server's final state), whether the page is live, and how far
  * training got. Pure, from the event view and the run's row.
  */
+import { ACTIVE_STATES } from '@/lib/api/ops/runsStatus';
 import type { StreamStatus } from '@/lib/realtime/eventStream';
 import { progress, type EvaluationProgress, type RunView } from './runView';
-
-/** States in which the run can still change. */
-export const ACTIVE_STATES: ReadonlySet<string> = new Set(['queued', 'running']);
 
 export function isActive(state: string | null): boolean {
   return state !== null && ACTIVE_STATES.has(state);

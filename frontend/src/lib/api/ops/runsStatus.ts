@@ -4,7 +4,7 @@ import { api } from '../client';
 import { unwrap } from '../errors';
 import type { Run, RunStatus } from '../types';
 
-/** States a run is still moving in: its status is polled while it is in one. */
+/** States in which a run can still change: its status is polled while it is in one. */
 export const ACTIVE_STATES: ReadonlySet<string> = new Set(['queued', 'running']);
 export const STATUS_POLL_MS = 3000;
 
