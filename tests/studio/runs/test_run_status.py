@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from studio.runs.models import Run
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_version
@@ -40,15 +42,15 @@ def _run(owner: Any, **fields: Any) -> Run:
 def test_status_answers_state_and_progress_of_own_runs_only(
     api: Any, user: Any, other_user: Any
 ) -> None:
-    heard = timezone.now()
     running = _run(
         user,
         state=Run.State.RUNNING,
         current_epoch=1,
-        started_at=heard,
-        heartbeat_at=heard,
+        started_at=timezone.now(),
         usage={"calls": 40, "total_tokens": 900, "cost": 0.01, "concurrency_history": [{}] * 50},
     )
+    heard = running.created_at + timedelta(seconds=30)  # the worker's last heartbeat
+    Run.objects.filter(pk=running.pk).update(heartbeat_at=heard)
     done = _run(user, state=Run.State.SUCCEEDED, current_epoch=3)
     theirs = _run(other_user, state=Run.State.RUNNING)
     missing = theirs.pk + 1000
@@ -66,7 +68,7 @@ def test_status_answers_state_and_progress_of_own_runs_only(
         "tokens": 900,
         "cost": 0.01,
     }
-    assert statuses[1]["updated_at"].startswith(heard.strftime("%Y-%m-%dT%H:%M"))
+    assert parse_datetime(statuses[1]["updated_at"]) == heard
     assert statuses[0]["state"] == "succeeded" and statuses[0]["progress"]["epoch"] == 3
     assert statuses[0]["progress"]["calls"] is None
 
