@@ -7,6 +7,8 @@ import type { Run, RunStatus } from '../types';
 /** States in which a run can still change: its status is polled while it is in one. */
 export const ACTIVE_STATES: ReadonlySet<string> = new Set(['queued', 'running']);
 export const STATUS_POLL_MS = 3000;
+/** The most ids one status read takes (studio/runs/status.py); a list page holds 50. */
+export const STATUS_IDS_MAX = 100;
 
 /** The light status of these runs (state, epoch, LM calls and cost): about 160 bytes a run. */
 export async function fetchRunStatuses(ids: number[]): Promise<RunStatus[]> {
@@ -49,7 +51,11 @@ export function stateChanged(runs: Run[], statuses: RunStatus[]): boolean {
 export function useLiveRuns(runs: Run[] | undefined, listKey: QueryKey): Run[] | undefined {
   const client = useQueryClient();
   const active = useMemo(
-    () => (runs ?? []).filter((run) => ACTIVE_STATES.has(run.state)).map((run) => run.id),
+    () =>
+      (runs ?? [])
+        .filter((run) => ACTIVE_STATES.has(run.state))
+        .map((run) => run.id)
+        .slice(0, STATUS_IDS_MAX),
     [runs],
   );
   const statuses = useQuery({
