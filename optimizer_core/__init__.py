@@ -46,6 +46,7 @@ from optimizer_core.language_models import (
     FakeLanguageModel,
     LanguageModel,
 )
+from optimizer_core.metrics import Metric
 from optimizer_core.modules import (
     And,
     Branch,
@@ -65,20 +66,33 @@ from optimizer_core.modules import (
     SymbolicDataModel,
     Xor,
 )
+from optimizer_core.optimizers import OMEGA
 from optimizer_core.programs import Program
+from optimizer_core.reference_names import missing_name_error as _missing_name_error
+from optimizer_core.rewards import CosineSimilarity, ExactMatch, LMAsJudge, ProgramAsJudge, Reward
 from optimizer_core.score_types import FineScore, Rating, Rating10, Rating20, Score
 from optimizer_core.variables import Variable
 
 __version__ = "0.1.0"
 
+
+def __getattr__(name: str) -> object:
+    # A name the reference library has at its top level and this engine does not: the error
+    # says which part of the reference it is and what to use here (`reference_names`).
+    raise _missing_name_error(name)
+
+
 __all__ = [
+    "OMEGA",
     "And",
     "Branch",
     "ChainOfThought",
     "Concat",
+    "CosineSimilarity",
     "DataModel",
     "Decision",
     "EmbeddingModel",
+    "ExactMatch",
     "FakeEmbeddingModel",
     "FakeLanguageModel",
     "Field",
@@ -87,16 +101,20 @@ __all__ = [
     "Identity",
     "InMask",
     "Input",
+    "LMAsJudge",
     "LanguageModel",
+    "Metric",
     "Module",
     "MultiDecision",
     "Not",
     "Or",
     "OutMask",
     "Program",
+    "ProgramAsJudge",
     "Rating",
     "Rating10",
     "Rating20",
+    "Reward",
     "Score",
     "SelfCritique",
     "SymbolicDataModel",
