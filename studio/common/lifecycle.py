@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -61,6 +61,26 @@ CANCEL_POLL_S = 1.0
 """How often a watcher reads its row's cancel flag (one indexed row), so a cancel lands
 within about this long even while LM calls hang; the heartbeat write keeps its own,
 slower pace (`heartbeat_interval`)."""
+
+
+class JobState(models.TextChoices):
+    """The states of a background job that has no cancel (batch jobs, evaluations)."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+
+
+JOB_TRANSITIONS: dict[str, set[str]] = {
+    JobState.QUEUED: {JobState.RUNNING, JobState.FAILED},
+    # Running -> running is a take-over: the next delivery of a job whose worker stopped
+    # beating takes it (`Lifecycle(take_over_stale=True)`).
+    JobState.RUNNING: {JobState.RUNNING, JobState.SUCCEEDED, JobState.FAILED},
+    JobState.SUCCEEDED: set(),
+    JobState.FAILED: set(),
+}
+"""`JobState`'s allowed transitions, as a model's ``TRANSITIONS`` table."""
 
 
 def heartbeat_interval() -> float:

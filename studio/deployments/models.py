@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from studio.common.lifecycle import Lifecycle
+from studio.common.lifecycle import JOB_TRANSITIONS, JobState, Lifecycle
 from studio.deployments.events import BATCH_EVENTS
 
 NAME_MAX_LENGTH = 50
@@ -128,20 +128,10 @@ class DeploymentUsage(models.Model):
 class BatchJob(models.Model):
     """A deployment's program run over a dataset split in the background."""
 
-    class State(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        SUCCEEDED = "succeeded"
-        FAILED = "failed"
-
+    State = JobState
     # Allowed transitions, as `Run.TRANSITIONS`. Running -> running is a take-over: the
     # next delivery of a job whose worker stopped beating resumes it.
-    TRANSITIONS: dict[str, set[str]] = {
-        State.QUEUED: {State.RUNNING, State.FAILED},
-        State.RUNNING: {State.RUNNING, State.SUCCEEDED, State.FAILED},
-        State.SUCCEEDED: set(),
-        State.FAILED: set(),
-    }
+    TRANSITIONS = JOB_TRANSITIONS
     #: The only code that changes `state` (claim, transitions, heartbeat).
     lifecycle = Lifecycle("deployments.BatchJob", BATCH_EVENTS, take_over_stale=True)
 

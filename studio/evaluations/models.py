@@ -13,97 +13,54 @@ Its states follow `TRANSITIONS`, changed by `Evaluation.lifecycle` only, as a
 from django.conf import settings
 from django.db import models
 
-from studio.common.lifecycle import Lifecycle
+from studio.common.lifecycle import JOB_TRANSITIONS, JobState, Lifecycle
 from studio.evaluations.events import EVALUATION_EVENTS
 
 SIDES = ("candidate", "baseline")
 
 
+def _side() -> tuple[models.ForeignKey, ...]:
+    """The fields of one side (candidate, baseline): a version or a deployment, and a provider."""
+
+    def pointer(to: str, help_text: str = "") -> models.ForeignKey:
+        return models.ForeignKey(
+            to,
+            on_delete=models.SET_NULL,
+            null=True,
+            blank=True,
+            related_name="+",
+            help_text=help_text,
+        )
+
+    return (
+        pointer(
+            "programs.ProgramVersion",
+            "the program version evaluated (a deployment's: its target's)",
+        ),
+        pointer("deployments.Deployment"),
+        pointer(
+            "deployments.DeploymentTarget",
+            "the deployment's target at launch (a switch changes nothing)",
+        ),
+        pointer("providers.Provider", "the provider its program calls"),
+    )
+
+
 class Evaluation(models.Model):
     """A paired evaluation of a candidate against a baseline, queued for a worker."""
 
-    class State(models.TextChoices):
-        QUEUED = "queued"
-        RUNNING = "running"
-        SUCCEEDED = "succeeded"
-        FAILED = "failed"
-
+    State = JobState
     # Allowed transitions, as `BatchJob.TRANSITIONS`: running -> running is the take-over
     # of an evaluation whose worker stopped beating (it is evaluated again from the start).
-    TRANSITIONS: dict[str, set[str]] = {
-        State.QUEUED: {State.RUNNING, State.FAILED},
-        State.RUNNING: {State.RUNNING, State.SUCCEEDED, State.FAILED},
-        State.SUCCEEDED: set(),
-        State.FAILED: set(),
-    }
+    TRANSITIONS = JOB_TRANSITIONS
     #: The only code that changes `state` (claim, transitions, heartbeat).
     lifecycle = Lifecycle("evaluations.Evaluation", EVALUATION_EVENTS, take_over_stale=True)
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="evaluations"
     )
-    candidate_version = models.ForeignKey(
-        "programs.ProgramVersion",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="the program version evaluated (a deployment's: its target's)",
-    )
-    candidate_deployment = models.ForeignKey(
-        "deployments.Deployment",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
-    candidate_target = models.ForeignKey(
-        "deployments.DeploymentTarget",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="the deployment's target at launch (a switch changes nothing)",
-    )
-    candidate_provider = models.ForeignKey(
-        "providers.Provider",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="the provider its program calls",
-    )
-    baseline_version = models.ForeignKey(
-        "programs.ProgramVersion",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="the program version evaluated (a deployment's: its target's)",
-    )
-    baseline_deployment = models.ForeignKey(
-        "deployments.Deployment",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
-    baseline_target = models.ForeignKey(
-        "deployments.DeploymentTarget",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="the deployment's target at launch (a switch changes nothing)",
-    )
-    baseline_provider = models.ForeignKey(
-        "providers.Provider",
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="the provider its program calls",
-    )
+    candidate_version, candidate_deployment, candidate_target, candidate_provider = _side()
+    baseline_version, baseline_deployment, baseline_target, baseline_provider = _side()
     dataset = models.ForeignKey(
         "datasets.Dataset", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
