@@ -24,6 +24,7 @@ from studio.celery import enqueue
 from studio.common.exceptions import DomainError
 from studio.evaluations.events import EVALUATION_EVENTS
 from studio.evaluations.models import Evaluation
+from studio.runs import resources
 
 JsonDict = dict[str, Any]
 State = Evaluation.State
@@ -59,18 +60,6 @@ def _check_owned(row: Any, owner: Any, path: str, owner_id: Any) -> None:
         raise EvaluationError("not found", path=path)
 
 
-def _checked_provider(provider: Any, path: str) -> Any:
-    from studio.providers import services as provider_services
-
-    if provider.kind != "language":
-        raise EvaluationError("an embedding provider cannot run a program", path=path)
-    try:
-        provider_services.preflight(provider)
-    except provider_services.ProviderError as refused:  # the outgoing-request policy
-        raise EvaluationError(str(refused), path=path) from None
-    return provider
-
-
 def _resolve(owner: Any, name: str, side: Side) -> _Resolved:
     from studio.deployments.exceptions import NotServable
     from studio.deployments.services import provider_for
@@ -100,7 +89,7 @@ def _resolve(owner: Any, name: str, side: Side) -> _Resolved:
             version=target.program_version,
             deployment=side.deployment,
             target=target,
-            provider=_checked_provider(provider, provider_path),
+            provider=resources.usable_provider(provider, EvaluationError, path=provider_path),
         )
     provider = side.provider or default_provider(owner)
     if provider is None:
@@ -112,7 +101,7 @@ def _resolve(owner: Any, name: str, side: Side) -> _Resolved:
         version=side.version,
         deployment=None,
         target=None,
-        provider=_checked_provider(provider, provider_path),
+        provider=resources.usable_provider(provider, EvaluationError, path=provider_path),
     )
 
 
@@ -146,22 +135,10 @@ def start_evaluation(
     Raises:
         EvaluationError: at the path of the offending field.
     """
-    from studio.runs import resources
-
     sides = {"candidate": _resolve(owner, "candidate", candidate)}
     sides["baseline"] = _resolve(owner, "baseline", baseline)
     _check_owned(dataset, owner, "dataset", lambda d: d.owner_id)
-    if dataset.status != "valid":
-        raise EvaluationError(f"dataset is {dataset.status}, not valid", path="dataset")
-    version = (
-        resources.latest_version(dataset)
-        if dataset_version is None
-        else resources.get_version(dataset, dataset_version)
-    )
-    if version is None:
-        raise EvaluationError(
-            f"dataset {dataset.name!r} has no version {dataset_version}", path="dataset_version"
-        )
+    version = resources.usable_version(dataset, dataset_version, EvaluationError)
     if split not in SPLITS:
         raise EvaluationError(f"must be one of {list(SPLITS)}, got {split!r}", path="split")
     fields: JsonDict = {"reward": _checked_reward(reward)}

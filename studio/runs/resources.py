@@ -10,13 +10,18 @@ change of their APIs touches this file alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from studio.common.exceptions import DomainError
 
 if TYPE_CHECKING:
     from studio.datasets.models import Dataset, DatasetVersion
     from studio.providers.models import Provider
 
 Rows = list[dict[str, Any]]
+#: How a caller refuses a field: its own DomainError class, called with a message and a path.
+Refusal = Callable[..., DomainError]
 
 
 def load_examples(
@@ -42,6 +47,36 @@ def get_version(dataset: Dataset, number: int) -> DatasetVersion | None:
     from studio.datasets.versions import get_version as get
 
     return get(dataset, number)
+
+
+def usable_version(
+    dataset: Dataset, number: int | None, refuse: Refusal, *, path: str = "dataset_version"
+) -> DatasetVersion:
+    """The version ``number`` (None: the latest) of a valid dataset, else refused at a field.
+
+    Raises:
+        ``refuse(message, path=...)``: the dataset is not valid (at ``dataset``), or has no
+        such version (at ``path``).
+    """
+    if dataset.status != "valid":
+        raise refuse(f"dataset is {dataset.status}, not valid", path="dataset")
+    version = latest_version(dataset) if number is None else get_version(dataset, number)
+    if version is None:
+        raise refuse(f"dataset {dataset.name!r} has no version {number}", path=path)
+    return version
+
+
+def usable_provider(provider: Provider, refuse: Refusal, *, path: str) -> Provider:
+    """A language provider the outgoing-request policy lets programs call, else refused."""
+    from studio.providers import services as provider_services
+
+    if provider.kind != "language":
+        raise refuse("an embedding provider cannot run a program", path=path)
+    try:
+        provider_services.preflight(provider)
+    except provider_services.ProviderError as refused:  # the outgoing-request policy
+        raise refuse(str(refused), path=path) from None
+    return provider
 
 
 def row_keys(inputs: Rows, targets: Rows) -> list[str]:

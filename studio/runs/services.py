@@ -20,7 +20,6 @@ from studio.celery import enqueue
 from studio.common.exceptions import FieldError
 from studio.common.lifecycle import stale_after
 from studio.programs.documents import validate_document
-from studio.providers import services as provider_services
 from studio.runs import resources
 from studio.runs.config import metric_names, validate_compile_config, validate_fit_config
 from studio.runs.events import RUN_EVENTS
@@ -101,23 +100,8 @@ def start_run(
     _check_owned(program_version, owner, "program_version", lambda v: v.program.owner_id)
     _check_owned(dataset, owner, "dataset", lambda d: d.owner_id)
     _check_owned(provider, owner, "provider", lambda p: p.owner_id)
-    if dataset.status != "valid":
-        raise RunConfigError(f"dataset is {dataset.status}, not valid", path="dataset")
-    version = (
-        resources.latest_version(dataset)
-        if dataset_version is None
-        else resources.get_version(dataset, dataset_version)
-    )
-    if version is None:
-        raise RunConfigError(
-            f"dataset {dataset.name!r} has no version {dataset_version}", path="dataset_version"
-        )
-    if provider.kind != "language":
-        raise RunConfigError("an embedding provider cannot run a program", path="provider")
-    try:
-        provider_services.preflight(provider)
-    except provider_services.ProviderError as refused:  # the outgoing-request policy
-        raise RunConfigError(str(refused), path="provider") from None
+    version = resources.usable_version(dataset, dataset_version, RunConfigError)
+    resources.usable_provider(provider, RunConfigError, path="provider")
     _check_document(program_version.document)
     compile_config = validate_compile_config(compile_config)
     fit_config = validate_fit_config(fit_config, metrics=metric_names(compile_config))
