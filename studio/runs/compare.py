@@ -1,8 +1,11 @@
-"""Side-by-side comparison of runs: curves, before/after, per-example results, variable diff.
+"""Side-by-side comparison of runs: curves, before/after, verdicts, variable diff.
 
 Each run's gain is its after against its own before, row by row; each run after
 the first is also compared with the first, row by row when both evaluated the
-same test rows (`studio.runs.significance`).
+same test rows (`studio.runs.significance`). The verdicts come from the stored
+per-row rewards; the rows themselves (`examples`) are not in the comparison (up to
+1,000 a run, 8 runs: megabytes) but come a page at a time from each run's examples
+endpoint, and the compare page pairs them by input in the browser.
 """
 
 from __future__ import annotations
@@ -70,7 +73,7 @@ def compare_runs(runs: list[Run]) -> dict[str, Any]:
 
     Returns:
         ``{"runs": [{id, name, state, dataset, dataset_version, curves, before, after,
-        examples, gain, versus}], "variables": {name: {"values": {run_id: value},
+        gain, versus}], "variables": {name: {"values": {run_id: value},
         "changed_fields": [...]}}}``;
         ``gain``: the run against its own before; ``versus``: against the first run
         (None for the first); ``changed_fields`` lists the trainable fields whose
@@ -89,7 +92,6 @@ def compare_runs(runs: list[Run]) -> dict[str, Any]:
                 "curves": epoch_curves(run),
                 "before": _phase(run, "before"),
                 "after": _phase(run, "after"),
-                "examples": examples(run),
                 "gain": run_gain(run),
                 "versus": versus(runs[0], run) if index > 0 else None,
             }

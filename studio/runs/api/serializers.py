@@ -137,8 +137,11 @@ class RunExamplePageSerializer(serializers.Serializer[dict[str, Any]]):
     page_size = serializers.IntegerField()
     results = serializers.ListField(
         child=serializers.DictField(),
-        help_text="{input, expected, output, reward, error, trace, before_reward, "
-        "after_reward}, in row order",
+        help_text="the last evaluation after training: {input, expected, output, reward, error, "
+        "trace, before_reward, after_reward}, in row order; trace lists what each module got "
+        "and gave on the row ({module, inputs, outputs, error, parent, skipped, taken}, a "
+        "Branch's labels taken); before_reward and after_reward are the row's rewards before "
+        "and after training (means over repeats; null if not stored)",
     )
 
 
@@ -294,14 +297,6 @@ class CompareRunSerializer(serializers.Serializer[dict[str, Any]]):
     curves = serializers.DictField(help_text='{"epoch": [...], <figure>: [...]}')
     before = serializers.DictField(allow_null=True, help_text="{figure: {mean, std}}")
     after = serializers.DictField(allow_null=True, help_text="{figure: {mean, std}}")
-    examples = serializers.ListField(
-        child=serializers.DictField(),
-        help_text="the last evaluation after training: {input, expected, output, reward, error, "
-        "trace, before_reward, after_reward}, in row order; trace lists what each module got "
-        "and gave on the row ({module, inputs, outputs, error, parent, skipped, taken}, a "
-        "Branch's labels taken); before_reward and after_reward are the row's rewards before "
-        "and after training (means over repeats; null if not stored)",
-    )
     gain = PairedComparisonSerializer(
         allow_null=True, help_text="after against its own before, row by row"
     )

@@ -153,8 +153,9 @@ def test_compare_pairs_two_runs_on_the_same_test_rows(api, user, scripted_server
     assert versus["comparison"]["n"] == 20
     assert versus["comparison"]["difference"] == pytest.approx(versus["difference"])
     assert versus["comparison"]["verdict"] == "no detectable change"
-    # Each example carries its row's reward before and after training.
-    example = two["examples"][0]
+    # Each example (from the run's examples endpoint) carries its row's reward before and
+    # after training.
+    example = api.get(f"/api/runs/{second.pk}/examples/").json()["results"][0]
     assert example["before_reward"] == second.before_rewards[0]
     assert example["after_reward"] == 0.0
 

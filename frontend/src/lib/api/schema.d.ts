@@ -1236,10 +1236,6 @@ export interface components {
             after: {
                 [key: string]: unknown;
             } | null;
-            /** @description the last evaluation after training: {input, expected, output, reward, error, trace, before_reward, after_reward}, in row order; trace lists what each module got and gave on the row ({module, inputs, outputs, error, parent, skipped, taken}, a Branch's labels taken); before_reward and after_reward are the row's rewards before and after training (means over repeats; null if not stored) */
-            examples: {
-                [key: string]: unknown;
-            }[];
             /** @description after against its own before, row by row */
             gain: components["schemas"]["PairedComparison"] | null;
             /** @description against the first run; null for the first run itself */
@@ -2222,7 +2218,7 @@ export interface components {
             count: number;
             page: number;
             page_size: number;
-            /** @description {input, expected, output, reward, error, trace, before_reward, after_reward}, in row order */
+            /** @description the last evaluation after training: {input, expected, output, reward, error, trace, before_reward, after_reward}, in row order; trace lists what each module got and gave on the row ({module, inputs, outputs, error, parent, skipped, taken}, a Branch's labels taken); before_reward and after_reward are the row's rewards before and after training (means over repeats; null if not stored) */
             results: {
                 [key: string]: unknown;
             }[];
