@@ -50,6 +50,10 @@ def _at(rewards: Any, row: int) -> float | None:
     return rewards[row] if isinstance(rewards, list) and row < len(rewards) else None
 
 
+def _stored_rows(run: Run) -> list[dict[str, Any]]:
+    return list((run.after or {}).get("examples", []))
+
+
 def examples(run: Run) -> list[dict[str, Any]]:
     """The rows stored after training, each with its rewards before and after training.
 
@@ -64,7 +68,7 @@ def examples(run: Run) -> list[dict[str, Any]]:
             "before_reward": _at(run.before_rewards, row),
             "after_reward": _at(run.after_rewards, row),
         }
-        for row, example in enumerate((run.after or {}).get("examples", []))
+        for row, example in enumerate(_stored_rows(run))
     ]
 
 
@@ -73,11 +77,12 @@ def compare_runs(runs: list[Run]) -> dict[str, Any]:
 
     Returns:
         ``{"runs": [{id, name, state, dataset, dataset_version, curves, before, after,
-        gain, versus}], "variables": {name: {"values": {run_id: value},
+        example_count, gain, versus}], "variables": {name: {"values": {run_id: value},
         "changed_fields": [...]}}}``;
-        ``gain``: the run against its own before; ``versus``: against the first run
-        (None for the first); ``changed_fields`` lists the trainable fields whose
-        values differ between runs.
+        ``example_count``: the test rows stored after training (the rows themselves: the
+        run's examples endpoint, a page at a time); ``gain``: the run against its own
+        before; ``versus``: against the first run (None for the first);
+        ``changed_fields`` lists the trainable fields whose values differ between runs.
     """
     entries = []
     values: dict[str, dict[str, Any]] = {}
@@ -92,6 +97,7 @@ def compare_runs(runs: list[Run]) -> dict[str, Any]:
                 "curves": epoch_curves(run),
                 "before": _phase(run, "before"),
                 "after": _phase(run, "after"),
+                "example_count": len(_stored_rows(run)),
                 "gain": run_gain(run),
                 "versus": versus(runs[0], run) if index > 0 else None,
             }

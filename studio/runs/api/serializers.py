@@ -297,6 +297,10 @@ class CompareRunSerializer(serializers.Serializer[dict[str, Any]]):
     curves = serializers.DictField(help_text='{"epoch": [...], <figure>: [...]}')
     before = serializers.DictField(allow_null=True, help_text="{figure: {mean, std}}")
     after = serializers.DictField(allow_null=True, help_text="{figure: {mean, std}}")
+    example_count = serializers.IntegerField(
+        help_text="test rows stored after training; the rows: GET /api/runs/{id}/examples/, "
+        "a page at a time"
+    )
     gain = PairedComparisonSerializer(
         allow_null=True, help_text="after against its own before, row by row"
     )

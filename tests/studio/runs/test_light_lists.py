@@ -111,6 +111,7 @@ def test_compare_carries_the_verdicts_not_the_test_rows(api: Any, user: Any) -> 
     assert two["versus"] == versus(first, second) and two["versus"]["paired"] is True
     assert two["versus"]["comparison"]["n"] == ROWS
     assert one["after"] == {"reward": {"mean": 0.6, "std": 0.1}}
+    assert one["example_count"] == two["example_count"] == ROWS
     # The rows are the examples endpoint's, a page at a time.
     rows = api.get(f"/api/runs/{second.pk}/examples/?page=1&page_size=500").json()
     assert rows["count"] == ROWS and len(rows["results"]) == ROWS

@@ -1236,6 +1236,8 @@ export interface components {
             after: {
                 [key: string]: unknown;
             } | null;
+            /** @description test rows stored after training; the rows: GET /api/runs/{id}/examples/, a page at a time */
+            example_count: number;
             /** @description after against its own before, row by row */
             gain: components["schemas"]["PairedComparison"] | null;
             /** @description against the first run; null for the first run itself */
