@@ -1,9 +1,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mockFetch } from '@/test/fetchMock';
+import { mockFetch, type Call } from '@/test/fetchMock';
 import ComparePage from './ComparePage';
 
 // Charts draw on a canvas jsdom does not have.
@@ -43,20 +43,26 @@ const run = {
   curves: { epoch: [0], reward: [0.5] },
   before: { reward: { mean: 0.2, std: 0 } },
   after: { reward: { mean: 0.9, std: 0 } },
-  examples: [example('Paris', 0, 1), example('Rome', 1, 0), example('Oslo', 1, 1)],
+  example_count: 3,
   gain,
   versus: null,
 };
 
-function renderCompare() {
-  mockFetch({
-    'GET /api/runs/': [200, { count: 0, next: null, previous: null, results: [] }],
-    'GET /api/runs/compare/': [200, { runs: [run], variables: {} }],
-  });
+/** One page of the examples endpoint. */
+const page = (rows: unknown[], number = 1, count = rows.length) => ({
+  count,
+  page: number,
+  page_size: 500,
+  results: rows,
+});
+
+const noRuns = { count: 0, next: null, previous: null, results: [] };
+
+function renderCompare(ids = '4') {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
     <QueryClientProvider client={client}>
-      <MemoryRouter initialEntries={['/compare?ids=4']}>
+      <MemoryRouter initialEntries={[`/compare?ids=${ids}`]}>
         <Routes>
           <Route path="/compare" element={<ComparePage />} />
         </Routes>
@@ -68,12 +74,20 @@ function renderCompare() {
 describe('ComparePage', () => {
   it("shows the run's verdict and filters its examples to those that got better or worse", async () => {
     const user = userEvent.setup();
+    mockFetch({
+      'GET /api/runs/': [200, noRuns],
+      'GET /api/runs/compare/': [200, { runs: [run], variables: {} }],
+      'GET /api/runs/4/examples/': [
+        200,
+        page([example('Paris', 0, 1), example('Rome', 1, 0), example('Oslo', 1, 1)]),
+      ],
+    });
     renderCompare();
     const verdict = await screen.findByRole('status', { name: '#4 capitals after vs before' });
     expect(verdict).toHaveTextContent('Significant gain');
     expect(verdict).toHaveTextContent('n = 40');
 
-    const table = screen.getByRole('table', { name: 'Per-example results' });
+    const table = await screen.findByRole('table', { name: 'Per-example results' });
     const queries = () =>
       within(table)
         .getAllByRole('row')
@@ -88,5 +102,71 @@ describe('ComparePage', () => {
     expect(queries()).toEqual(['{"query":"Rome"}']);
     await user.selectOptions(show, 'all examples');
     expect(queries()).toHaveLength(3);
+  });
+
+  it("reads each run's rows from its examples endpoint, every page at once, and pairs them by input", async () => {
+    const user = userEvent.setup();
+    // Run 4 stored 600 rows (two pages of 500); run 5, on the same rows, only the first 3.
+    const many = Array.from({ length: 600 }, (_, i) => example(`q${i}`, 0, 1));
+    const fork = { ...run, id: 5, name: 'fork', example_count: 3 };
+    const calls: Call[] = mockFetch({
+      'GET /api/runs/': [200, noRuns],
+      'GET /api/runs/compare/': [
+        200,
+        { runs: [{ ...run, example_count: 600 }, fork], variables: {} },
+      ],
+      'GET /api/runs/4/examples/?page=1&page_size=500': [200, page(many.slice(0, 500), 1, 600)],
+      'GET /api/runs/4/examples/?page=2&page_size=500': [200, page(many.slice(500), 2, 600)],
+      'GET /api/runs/5/examples/?page=1&page_size=500': [
+        200,
+        page([example('q0', 0, 0), example('q1', 0, 1), example('q2', 1, 1)]),
+      ],
+    });
+    // Hold run 4's second page back: the page says how far it got.
+    const answer = globalThis.fetch;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.includes('/api/runs/4/examples/?page=2')) await held;
+      return answer(input, init);
+    });
+    renderCompare('4,5');
+
+    const progress = await screen.findByRole('status', { name: 'Test rows loading' });
+    await waitFor(() => expect(progress).toHaveTextContent('loaded 503 of 603 rows'));
+    expect(screen.queryByRole('table', { name: 'Per-example results' })).toBeNull();
+    release();
+    const table = await screen.findByRole('table', { name: 'Per-example results' });
+
+    const examples = calls.filter((c) => c.url.includes('/examples/')).map((c) => c.url);
+    expect(examples.sort()).toEqual([
+      '/api/runs/4/examples/?page=1&page_size=500',
+      '/api/runs/4/examples/?page=2&page_size=500',
+      '/api/runs/5/examples/?page=1&page_size=500',
+    ]);
+    expect(calls.filter((c) => c.url.startsWith('/api/runs/compare/')).map((c) => c.url)).toEqual([
+      '/api/runs/compare/?ids=4%2C5',
+    ]);
+
+    const cells = (query: string) =>
+      within(table)
+        .getAllByRole('row')
+        .map((row) =>
+          within(row)
+            .queryAllByRole('cell')
+            .map((cell) => cell.textContent),
+        )
+        .find((row) => row[0] === `{"query":"${query}"}`);
+    expect(within(table).getAllByRole('row')).toHaveLength(601); // the header, then each input
+    expect(cells('q0')?.[2]).toContain('1.00');
+    expect(cells('q0')?.[3]).toContain('0.00'); // run 5 on the same input
+    expect(cells('q599')?.[3]).toBe('—'); // run 5 did not store it
+
+    await user.selectOptions(screen.getByLabelText('Show'), 'got worse (vs #4 capitals)');
+    const shown = within(table).getAllByRole('row').slice(1);
+    expect(shown.map((row) => within(row).getAllByRole('cell')[0]!.textContent)).toEqual([
+      '{"query":"q0"}',
+    ]);
   });
 });

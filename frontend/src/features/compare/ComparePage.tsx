@@ -1,5 +1,6 @@
 import { useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { useEveryRunExamples } from '@/lib/api/ops/runsExamples';
 import { useRuns } from '@/lib/api/ops/runsList';
 import { EChart, type EChartHandle } from '@/lib/charts/EChart';
 import { GainVerdict, VersusVerdict } from '@/lib/components/GainVerdict';
@@ -22,6 +23,7 @@ import {
 } from './model/compareData';
 
 const cell = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+const count = (n: number) => n.toLocaleString('en-US');
 
 function downloadPng(handle: EChartHandle | null, filename: string) {
   const url = handle?.toPng();
@@ -57,10 +59,18 @@ export default function ComparePage() {
     data && figures(data).includes(figure) ? figure : ((data && figures(data)[0]) ?? 'reward');
   const overlay = useMemo(() => (data ? overlayOption(data, shown) : null), [data, shown]);
   const bars = useMemo(() => (data ? barsOption(beforeAfter(data)) : null), [data]);
+  // The test rows come from each run's examples endpoint, every page at once; the table
+  // (pairing rows by input across runs) waits for all of them.
+  const rowCounts = useMemo(
+    () => (data?.runs ?? []).map((r) => ({ id: r.id, count: r.example_count })),
+    [data],
+  );
+  const examples = useEveryRunExamples(rowCounts);
+  const rowsIn = !!data && data.runs.every((r) => examples.byRun.has(r.id));
   const rows = useMemo(() => {
-    if (!data) return [];
-    return sortExamples(filterExamples(exampleRows(data), filter), sort);
-  }, [data, filter, sort]);
+    if (!data || !rowsIn) return [];
+    return sortExamples(filterExamples(exampleRows(data, examples.byRun), filter), sort);
+  }, [data, rowsIn, examples.byRun, filter, sort]);
   const toggleRun = (id: number) => {
     const next = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id].slice(-8);
     setParams(next.length ? { ids: next.join(',') } : {});
@@ -176,6 +186,7 @@ export default function ComparePage() {
                 className="select"
                 style={{ width: 'auto' }}
                 value={filter}
+                disabled={!rowsIn}
                 onChange={(e) => setFilter(e.target.value as ExampleFilter)}
               >
                 <option value="all">all examples</option>
@@ -185,69 +196,79 @@ export default function ComparePage() {
               <button
                 type="button"
                 className="btn btn-small"
+                disabled={!rowsIn}
                 onClick={() => downloadText('examples.csv', examplesCsv(data, rows), 'text/csv')}
               >
                 CSV
               </button>
             </div>
-            <div className="table-scroll">
-              <table className="table" aria-label="Per-example results">
-                <thead>
-                  <tr>
-                    <th>
-                      <button type="button" onClick={() => sortBy('input')}>
-                        Input{sort.by === 'input' ? (sort.desc ? ' ▾' : ' ▴') : ''}
-                      </button>
-                    </th>
-                    <th>Expected</th>
-                    {data.runs.map((r) => (
-                      <th key={r.id}>
-                        <button type="button" onClick={() => sortBy(r.id)}>
-                          {runLabel(r)}
-                          {sort.by === r.id ? (sort.desc ? ' ▾' : ' ▴') : ''}
+            {examples.error ? (
+              <div className="alert">{examples.error.message}</div>
+            ) : !rowsIn ? (
+              <p className="note" role="status" aria-label="Test rows loading">
+                Loading the test rows: loaded {count(examples.loaded)} of {count(examples.total)}{' '}
+                rows…
+              </p>
+            ) : (
+              <div className="table-scroll">
+                <table className="table" aria-label="Per-example results">
+                  <thead>
+                    <tr>
+                      <th>
+                        <button type="button" onClick={() => sortBy('input')}>
+                          Input{sort.by === 'input' ? (sort.desc ? ' ▾' : ' ▴') : ''}
                         </button>
                       </th>
-                    ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((row) => (
-                    <tr key={row.key} className={row.worse ? 'bad' : ''}>
-                      <td className="mono">{cell(row.input)}</td>
-                      <td className="mono">{cell(row.expected)}</td>
-                      {data.runs.map((r) => {
-                        const result = row.results[r.id];
-                        return (
-                          <td key={r.id} className="mono">
-                            {result ? (
-                              <>
-                                <b>{result.reward.toFixed(2)}</b>
-                                {result.before !== null && result.before !== result.after && (
-                                  <span className="note">
-                                    {' '}
-                                    (before: {result.before.toFixed(2)})
-                                  </span>
-                                )}{' '}
-                                {cell(result.output)}
-                              </>
-                            ) : (
-                              '—'
-                            )}
-                          </td>
-                        );
-                      })}
+                      <th>Expected</th>
+                      {data.runs.map((r) => (
+                        <th key={r.id}>
+                          <button type="button" onClick={() => sortBy(r.id)}>
+                            {runLabel(r)}
+                            {sort.by === r.id ? (sort.desc ? ' ▾' : ' ▴') : ''}
+                          </button>
+                        </th>
+                      ))}
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-              {rows.length === 0 && (
-                <p className="note">
-                  {filter === 'all'
-                    ? 'No example yet (runs store them after training).'
-                    : `No example got ${filter} (vs ${changeBaseline(data)}).`}
-                </p>
-              )}
-            </div>
+                  </thead>
+                  <tbody>
+                    {rows.map((row) => (
+                      <tr key={row.key} className={row.worse ? 'bad' : ''}>
+                        <td className="mono">{cell(row.input)}</td>
+                        <td className="mono">{cell(row.expected)}</td>
+                        {data.runs.map((r) => {
+                          const result = row.results[r.id];
+                          return (
+                            <td key={r.id} className="mono">
+                              {result ? (
+                                <>
+                                  <b>{result.reward.toFixed(2)}</b>
+                                  {result.before !== null && result.before !== result.after && (
+                                    <span className="note">
+                                      {' '}
+                                      (before: {result.before.toFixed(2)})
+                                    </span>
+                                  )}{' '}
+                                  {cell(result.output)}
+                                </>
+                              ) : (
+                                '—'
+                              )}
+                            </td>
+                          );
+                        })}
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+                {rows.length === 0 && (
+                  <p className="note">
+                    {filter === 'all'
+                      ? 'No example yet (runs store them after training).'
+                      : `No example got ${filter} (vs ${changeBaseline(data)}).`}
+                  </p>
+                )}
+              </div>
+            )}
           </div>
           <div className="card">
             <h2>Trained instructions and examples</h2>

@@ -11,6 +11,7 @@ import {
   overlayOption,
   sortExamples,
   type CompareData,
+  type RunExamples,
 } from './compareData';
 
 const data: CompareData = {
@@ -22,20 +23,7 @@ const data: CompareData = {
       curves: { epoch: [0, 1], reward: [0.2, 0.4], val_reward: [0.1, 0.3], f1_score: [0.5, 0.6] },
       before: { reward: { mean: 0.2, std: 0.05 } },
       after: { reward: { mean: 0.5, std: 0.1 } },
-      examples: [
-        {
-          input: { query: 'France?' },
-          expected: { answer: 'Paris' },
-          output: { answer: 'Paris' },
-          reward: 1,
-        },
-        {
-          input: { query: 'Spain?' },
-          expected: { answer: 'Madrid' },
-          output: { answer: 'x' },
-          reward: 0,
-        },
-      ],
+      example_count: 2,
     },
     {
       id: 2,
@@ -44,24 +32,50 @@ const data: CompareData = {
       curves: { epoch: [0, 1, 2], reward: [0.3, 0.5, 0.7] },
       before: { reward: { mean: 0.25, std: 0 } },
       after: null,
-      examples: [
-        {
-          input: { query: 'France?' },
-          expected: { answer: 'Paris' },
-          output: { answer: 'The capital, "Paris"' },
-          reward: 0,
-        },
-        {
-          input: { query: 'Spain?' },
-          expected: { answer: 'Madrid' },
-          output: { answer: 'Madrid' },
-          reward: 1,
-        },
-      ],
+      example_count: 2,
     },
   ],
   variables: {},
 };
+
+/** Each run's rows, as the examples endpoint pages them. */
+const france = {
+  input: { query: 'France?' },
+  expected: { answer: 'Paris' },
+  output: { answer: 'Paris' },
+  reward: 1,
+};
+const examples: RunExamples = new Map([
+  [
+    1,
+    [
+      france,
+      {
+        input: { query: 'Spain?' },
+        expected: { answer: 'Madrid' },
+        output: { answer: 'x' },
+        reward: 0,
+      },
+    ],
+  ],
+  [
+    2,
+    [
+      {
+        input: { query: 'France?' },
+        expected: { answer: 'Paris' },
+        output: { answer: 'The capital, "Paris"' },
+        reward: 0,
+      },
+      {
+        input: { query: 'Spain?' },
+        expected: { answer: 'Madrid' },
+        output: { answer: 'Madrid' },
+        reward: 1,
+      },
+    ],
+  ],
+]);
 
 describe('compare data', () => {
   it('lists the figures without their val_ twins, reward first', () => {
@@ -94,7 +108,7 @@ describe('compare data', () => {
   });
 
   it('joins examples by input and says which got better or worse than the first run', () => {
-    const rows = exampleRows(data);
+    const rows = exampleRows(data, examples);
     expect(
       rows.map((r) => [r.key, r.results[1]?.reward, r.results[2]?.reward, r.better, r.worse]),
     ).toEqual([
@@ -120,21 +134,21 @@ describe('compare data', () => {
       before_reward: before,
       after_reward: after,
     });
-    const one: CompareData = {
-      runs: [
-        {
-          ...data.runs[0]!,
-          examples: [
+    const one: CompareData = { runs: [{ ...data.runs[0]!, example_count: 4 }], variables: {} };
+    const rows = exampleRows(
+      one,
+      new Map([
+        [
+          1,
+          [
             example('up', 0, 1),
             example('down', 1, 0),
             example('same', 1, 1),
             example('unknown', null, 1),
           ],
-        },
-      ],
-      variables: {},
-    };
-    const rows = exampleRows(one);
+        ],
+      ]),
+    );
     expect(changeBaseline(one)).toBe('before training');
     expect(rows.map((r) => [r.input, r.better, r.worse])).toEqual([
       [{ query: 'up' }, true, false],
@@ -147,25 +161,18 @@ describe('compare data', () => {
   });
 
   it('judges a change by the per-row mean after training when the run stored one', () => {
-    const repeated: CompareData = {
-      runs: [
-        {
-          ...data.runs[0]!,
-          examples: [
-            // The output shown scored 1 in the last evaluation; over all of them, 0.5.
-            { ...data.runs[0]!.examples[0]!, reward: 1, before_reward: 0.75, after_reward: 0.5 },
-          ],
-        },
-      ],
-      variables: {},
-    };
-    const [row] = exampleRows(repeated);
+    const repeated: CompareData = { runs: [{ ...data.runs[0]!, example_count: 1 }], variables: {} };
+    const [row] = exampleRows(
+      repeated,
+      // The output shown scored 1 in the last evaluation; over all of them, 0.5.
+      new Map([[1, [{ ...france, reward: 1, before_reward: 0.75, after_reward: 0.5 }]]]),
+    );
     expect(row!.results[1]).toMatchObject({ reward: 1, after: 0.5, before: 0.75 });
     expect([row!.better, row!.worse]).toEqual([false, true]);
   });
 
   it('exports the table as RFC 4180 CSV', () => {
-    const csv = examplesCsv(data, exampleRows(data));
+    const csv = examplesCsv(data, exampleRows(data, examples));
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe('input,expected,#1 base output,#1 base reward,#2 output,#2 reward');
     expect(lines[1]).toBe(

@@ -4,6 +4,7 @@ import { toCsv } from '@/lib/csv';
 
 /** What GET /api/runs/compare/ returns (studio/runs/compare.py). */
 export type Stat = { mean: number; std: number };
+/** A run's test row after training (GET /api/runs/{id}/examples/). */
 export type CompareExample = {
   input: unknown;
   expected: unknown;
@@ -22,7 +23,8 @@ export type CompareRun = {
   curves: Record<string, (number | null)[]> & { epoch: number[] };
   before: Record<string, Stat> | null;
   after: Record<string, Stat> | null;
-  examples: CompareExample[];
+  /** Test rows stored after training: the rows come from the run's examples endpoint. */
+  example_count: number;
   /** After against its own before, row by row. */
   gain?: PairedComparison | null;
   /** After against the first run's after (null for the first run). */
@@ -192,15 +194,18 @@ function rowChanges(row: ExampleRow, first: CompareRun, others: CompareRun[]): n
   });
 }
 
+/** Each run's test rows in row order, by run id (every page of its examples endpoint). */
+export type RunExamples = ReadonlyMap<number, readonly CompareExample[]>;
+
 /**
  * One row per test example (matched by input), each run's output and reward beside, and
  * whether it got better or worse: after training against before for one run, each run
  * against the first for several (rewards are the per-row means when the runs stored them).
  */
-export function exampleRows(data: CompareData): ExampleRow[] {
+export function exampleRows(data: CompareData, examples: RunExamples): ExampleRow[] {
   const rows = new Map<string, ExampleRow>();
   for (const run of data.runs) {
-    for (const example of run.examples) {
+    for (const example of examples.get(run.id) ?? []) {
       const key = JSON.stringify(example.input);
       let row = rows.get(key);
       if (!row) {

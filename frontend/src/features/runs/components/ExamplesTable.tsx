@@ -1,4 +1,4 @@
-import { useRunExamples, type RunExample } from '../api/runsExamples';
+import { useRunExamples, type RunExample } from '@/lib/api/ops/runsExamples';
 
 const cell = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 const reward = (v: number | null | undefined) => (typeof v === 'number' ? v.toFixed(2) : '—');
