@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.programs.documents import load_program
+from studio.runs.examples import stored_rows
 from studio.runs.history import epoch_logs
 from studio.runs.models import Run, RunEvent
 from studio.runs.significance import run_gain, versus
@@ -46,32 +47,6 @@ def _phase(run: Run, field: str) -> dict[str, Any] | None:
     return value.get("summary") if isinstance(value, dict) else None
 
 
-def _at(rewards: Any, row: int) -> float | None:
-    return rewards[row] if isinstance(rewards, list) and row < len(rewards) else None
-
-
-def _stored_rows(run: Run) -> list[dict[str, Any]]:
-    return list((run.after or {}).get("examples", []))
-
-
-def examples(run: Run) -> list[dict[str, Any]]:
-    """The rows stored after training, each with its rewards before and after training.
-
-    Examples and per-row rewards are all in row order: row ``i``'s are
-    ``before_rewards[i]`` and ``after_rewards[i]`` (the means over repeated
-    evaluations; None when the run stored none). ``reward`` stays the reward of
-    the ``output`` shown, from the last evaluation.
-    """
-    return [
-        {
-            **example,
-            "before_reward": _at(run.before_rewards, row),
-            "after_reward": _at(run.after_rewards, row),
-        }
-        for row, example in enumerate(_stored_rows(run))
-    ]
-
-
 def compare_runs(runs: list[Run]) -> dict[str, Any]:
     """The comparison the compare view returns.
 
@@ -97,7 +72,7 @@ def compare_runs(runs: list[Run]) -> dict[str, Any]:
                 "curves": epoch_curves(run),
                 "before": _phase(run, "before"),
                 "after": _phase(run, "after"),
-                "example_count": len(_stored_rows(run)),
+                "example_count": len(stored_rows(run)),
                 "gain": run_gain(run),
                 "versus": versus(runs[0], run) if index > 0 else None,
             }

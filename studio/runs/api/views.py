@@ -39,7 +39,8 @@ from studio.runs.api.serializers import (
     ThroughputSerializer,
 )
 from studio.runs.catalogue import run_catalogue
-from studio.runs.compare import compare_runs, examples
+from studio.runs.compare import compare_runs
+from studio.runs.examples import examples
 from studio.runs.models import Run
 from studio.runs.optimizer_lineage import run_lineage
 from studio.runs.optimizer_names import (
