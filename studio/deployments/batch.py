@@ -6,7 +6,10 @@
 worker busy for as long as a run does. `execute_batch` (the task's body) claims
 the job, predicts the rows in chunks of `CHUNK` (concurrently within a chunk),
 appends one JSON line per row to the job's results file, and after each chunk
-stores the progress and the usage, and emits a ``progress`` event
+stores the progress and the usage, logs the chunk's predictions where the deployment
+keeps them (`studio.deployments.prediction_log`, one insert per chunk; the setting is
+read again each chunk, so turning it off stops a running job's logging), and emits a
+``progress`` event
 (`studio.deployments.events`), which the browser follows on ``ws/batches/<id>/``.
 Its states follow `BatchJob.TRANSITIONS`, changed by `BatchJob.lifecycle` only,
 the same claim, heartbeat and watcher as a run's (`studio.common.lifecycle`).
@@ -41,7 +44,7 @@ from django.db import transaction
 from optimizer_core.language_models import Usage
 from studio.celery import enqueue
 from studio.common.lifecycle import Claim, Watcher
-from studio.deployments import services
+from studio.deployments import prediction_log, services
 from studio.deployments.events import BATCH_EVENTS
 from studio.deployments.exceptions import DeploymentError
 from studio.deployments.models import BatchJob, Deployment, DeploymentUsage
@@ -215,7 +218,12 @@ def _prepare(job: BatchJob) -> JsonDict:
 
 
 def _save_chunk(
-    job: BatchJob, path: Path, lines: list[JsonDict], predictions: list[Any], usage: JsonDict
+    job: BatchJob,
+    path: Path,
+    lines: list[JsonDict],
+    predictions: list[Any],
+    usage: JsonDict,
+    logged: list[tuple[Any, Any]],
 ) -> JsonDict:
     with path.open("a", encoding="utf-8") as handle:
         handle.write("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
@@ -225,6 +233,17 @@ def _save_chunk(
         usage=usage["delta"],
         predictions=predictions,
     )
+    deployment = Deployment.objects.filter(pk=job.deployment_id).only(
+        "log_predictions", "log_sample_rate"
+    )
+    for current in deployment:
+        prediction_log.record(
+            current,
+            target_id=job.target_id,
+            source=DeploymentUsage.Source.BATCH,
+            rows=logged,
+            batch_id=job.pk,
+        )
     if not BatchJob.lifecycle.store(
         job.pk, processed=usage["processed"], failures=usage["failures"], usage=usage["total"]
     ):
@@ -265,11 +284,14 @@ async def _run(job: BatchJob) -> None:
         predicted = dict(
             zip(
                 runnable,
-                await services.predict_values(program, [inputs[i] for i in runnable]),
+                await services.predict_values(
+                    program, [inputs[i] for i in runnable], language_model
+                ),
                 strict=True,
             )
         )
         lines, predictions = [], list(predicted.values())
+        logged: list[tuple[Any, Any]] = []
         for index in rows:
             prediction = predicted.get(index)
             error = (
@@ -279,6 +301,12 @@ async def _run(job: BatchJob) -> None:
             )
             output = prediction.output if prediction is not None else None
             failures += output is None
+            logged.append(
+                (
+                    inputs[index],
+                    prediction or services.Prediction(output=None, error=error, latency_s=0.0),
+                )
+            )
             lines.append(
                 {
                     "index": index,
@@ -302,6 +330,7 @@ async def _run(job: BatchJob) -> None:
                 "failures": failures,
                 "total_rows": len(inputs),
             },
+            logged,
         )
         before = after
         await BATCH_EVENTS.publish(message)

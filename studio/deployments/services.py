@@ -11,12 +11,15 @@ Inputs are checked before any model is called: each against the deployment's
 program's input DataModels; every problem answers with its field path
 (``input.query``, ``inputs[2].query``), the first `MAX_LISTED` of them listed. Each
 prediction request records its cost (LM calls, tokens, cost, latency, from the engine's
-`Usage` accounting) in the deployment's `DeploymentUsage` row of the day.
+`Usage` accounting) in the deployment's `DeploymentUsage` row of the day, and, where
+the owner turned logging on, keeps the predictions themselves
+(`studio.deployments.prediction_log`, one bulk insert per request).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import json
 import time
@@ -30,6 +33,7 @@ from django.utils import timezone
 from optimizer_core.language_models import Usage
 from studio.common.exceptions import FieldError
 from studio.common.sizes import describe_size
+from studio.deployments import prediction_log
 from studio.deployments.exceptions import (
     DeploymentError,
     InputInvalid,
@@ -38,6 +42,7 @@ from studio.deployments.exceptions import (
     PredictionFailed,
 )
 from studio.deployments.models import (
+    LOG_RETENTION_DAYS_RANGE,
     MAX_INPUT_BYTES_RANGE,
     Deployment,
     DeploymentTarget,
@@ -180,15 +185,62 @@ def switch(
     )
 
 
-def configure(deployment: Deployment, *, max_input_bytes: int | None = None) -> Deployment:
+def _checked_log_settings(
+    log_predictions: bool | None, log_sample_rate: float | None, log_retention_days: int | None
+) -> JsonDict:
+    changes: JsonDict = {}
+    if log_predictions is not None:
+        if not isinstance(log_predictions, bool):
+            raise DeploymentError(f"true or false, got {log_predictions!r}", path="log_predictions")
+        changes["log_predictions"] = log_predictions
+    if log_sample_rate is not None:
+        if (
+            isinstance(log_sample_rate, bool)
+            or not isinstance(log_sample_rate, int | float)
+            or not 0.0 <= log_sample_rate <= 1.0
+        ):
+            raise DeploymentError(
+                f"the share of predictions kept, from 0 to 1, got {log_sample_rate!r}",
+                path="log_sample_rate",
+            )
+        changes["log_sample_rate"] = float(log_sample_rate)
+    if log_retention_days is not None:
+        low, high = LOG_RETENTION_DAYS_RANGE
+        if (
+            isinstance(log_retention_days, bool)
+            or not isinstance(log_retention_days, int)
+            or not low <= log_retention_days <= high
+        ):
+            raise DeploymentError(
+                f"days from {low} to {high}, got {log_retention_days!r}",
+                path="log_retention_days",
+            )
+        changes["log_retention_days"] = log_retention_days
+    return changes
+
+
+def configure(
+    deployment: Deployment,
+    *,
+    max_input_bytes: int | None = None,
+    log_predictions: bool | None = None,
+    log_sample_rate: float | None = None,
+    log_retention_days: int | None = None,
+) -> Deployment:
     """Change a deployment's settings (those given); it serves the same target.
 
+    Args:
+        log_predictions: keep its predictions in the prediction log.
+        log_sample_rate: the share of them kept, 0 to 1.
+        log_retention_days: how long a logged prediction is kept, 1 to 365 days.
+
     Raises:
-        DeploymentError: a setting is out of its range (``max_input_bytes``); nothing changed.
+        DeploymentError: a setting is out of its range; nothing changed.
     """
     changes: JsonDict = {}
     if max_input_bytes is not None:
         changes["max_input_bytes"] = _checked_max_input_bytes(max_input_bytes)
+    changes.update(_checked_log_settings(log_predictions, log_sample_rate, log_retention_days))
     if changes:
         Deployment.objects.filter(pk=deployment.pk).update(**changes, updated_at=timezone.now())
         deployment.refresh_from_db()
@@ -216,7 +268,8 @@ def rollback(deployment: Deployment) -> Deployment:
 
 
 def delete_deployment(deployment: Deployment) -> None:
-    """Delete a deployment, its history, usage and batch jobs (their result files too)."""
+    """Delete a deployment, its history, usage, prediction log and batch jobs (their
+    result files too)."""
     files = [job.results for job in deployment.batches.all() if job.results]
     with transaction.atomic():
         deployment.delete()
@@ -338,6 +391,20 @@ def input_errors(target: DeploymentTarget, program: Any, value: Any, path: str) 
     return found
 
 
+def output_errors(program: Any, value: Any, path: str) -> list[FieldError]:
+    """What is wrong with an output given for the program (``[]``: it fits its output
+    DataModels): one object for a program with one output, else a list, one per output."""
+    models = [symbol.data_model for symbol in program.outputs]
+    if len(models) == 1:
+        return _model_errors(models[0], value, path)
+    if not isinstance(value, list) or len(value) != len(models):
+        return [FieldError(path, f"a list of {len(models)} objects, one per program output")]
+    found: list[FieldError] = []
+    for index, (model, item) in enumerate(zip(models, value, strict=True)):
+        found.extend(_model_errors(model, item, f"{path}[{index}]"))
+    return found
+
+
 def row_problems(
     deployment: Deployment, target: DeploymentTarget, program: Any, value: Any, path: str
 ) -> list[FieldError]:
@@ -353,11 +420,30 @@ def row_problems(
 
 @dataclasses.dataclass
 class Prediction:
-    """One input's result: its output JSON, or why there is none; seconds it took."""
+    """One input's result: its output JSON, or why there is none; seconds it took, and
+    the tokens and cost of the model calls it made (0 where they could not be told apart)."""
 
     output: Any
     error: str | None
     latency_s: float
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+
+@dataclasses.dataclass
+class _Spent:
+    owner: object
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+
+# The prediction a model call belongs to: each prediction runs in its own task, which
+# sets this, and the call's usage record is counted where the call is made (same task).
+_SPENDING: contextvars.ContextVar[_Spent | None] = contextvars.ContextVar(
+    "deployment_prediction_spending", default=None
+)
 
 
 def _output_json(output: Any) -> Any:
@@ -369,10 +455,27 @@ def _output_json(output: Any) -> Any:
     return output.get_json()
 
 
-async def predict_values(program: Any, values: list[Any]) -> list[Prediction]:
-    """Run the program on each value concurrently (the model bounds its requests in flight)."""
+async def predict_values(
+    program: Any, values: list[Any], language_model: Any = None
+) -> list[Prediction]:
+    """Run the program on each value concurrently (the model bounds its requests in flight).
+
+    Args:
+        language_model: the model the program calls; given, each prediction carries the
+            tokens and cost of its own calls.
+    """
+    owner = object()
+
+    def count(record: Any) -> None:
+        spent = _SPENDING.get()
+        if spent is not None and spent.owner is owner:
+            spent.prompt_tokens += record.prompt_tokens
+            spent.completion_tokens += record.completion_tokens
+            spent.cost += record.cost
 
     async def one(value: Any) -> Prediction:
+        spent = _Spent(owner)
+        _SPENDING.set(spent)  # this task's own context (gather runs each in a task)
         started = time.perf_counter()
         trace = await program.trace(value)
         output = _output_json(trace.output)
@@ -380,9 +483,22 @@ async def predict_values(program: Any, values: list[Any]) -> list[Prediction]:
         if output is None:
             reason = next((step.error for step in trace.steps if step.error), None)
             error = redact(str(reason)) if reason else "the program gave no output"
-        return Prediction(output=output, error=error, latency_s=time.perf_counter() - started)
+        return Prediction(
+            output=output,
+            error=error,
+            latency_s=time.perf_counter() - started,
+            prompt_tokens=spent.prompt_tokens,
+            completion_tokens=spent.completion_tokens,
+            cost=spent.cost,
+        )
 
-    return list(await asyncio.gather(*(one(value) for value in values)))
+    if language_model is not None:
+        language_model.usage.add_listener(count)
+    try:
+        return list(await asyncio.gather(*(one(value) for value in values)))
+    finally:
+        if language_model is not None:
+            language_model.usage.remove_listener(count)
 
 
 def record_usage(
@@ -451,11 +567,17 @@ def predict(deployment: Deployment, *, values: list[Any], path: str) -> JsonDict
     if problems:
         raise InputInvalid(capped(problems, path))
     started, spent_before = time.perf_counter(), language_model.usage.snapshot()
-    predictions = asyncio.run(predict_values(program, values))
+    predictions = asyncio.run(predict_values(program, values, language_model))
     latency = time.perf_counter() - started
     usage = Usage.diff(language_model.usage.snapshot(), spent_before)
     record_usage(
         deployment.pk, source=DeploymentUsage.Source.API, usage=usage, predictions=predictions
+    )
+    prediction_log.record(
+        deployment,
+        target_id=target.pk,
+        source=DeploymentUsage.Source.API,
+        rows=list(zip(values, predictions, strict=True)),
     )
     refused = refusal_of(language_model.last_error)
     if refused is not None:  # the policy refused a connection a call opened: a 400

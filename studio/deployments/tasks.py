@@ -6,7 +6,10 @@ from typing import Any
 
 from celery import shared_task
 
+from studio.deployments import prediction_log
 from studio.deployments.batch import RUN_BATCH_TASK, execute_batch
+
+SWEEP_PREDICTION_LOGS_TASK = "deployments.sweep_prediction_logs"
 
 
 @shared_task(
@@ -25,3 +28,9 @@ def run_batch(self: Any, job_id: int) -> None:
     wait = execute_batch(job_id)
     if wait:
         raise self.retry(countdown=wait)
+
+
+@shared_task(name=SWEEP_PREDICTION_LOGS_TASK)
+def sweep_prediction_logs() -> int:
+    """Delete logged predictions older than their deployment's retention (periodic)."""
+    return prediction_log.sweep()

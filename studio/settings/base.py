@@ -232,7 +232,12 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-stale-runs": {
         "task": "runs.sweep_stale_runs",
         "schedule": env.float("STUDIO_SWEEP_EVERY_S", default=60.0),
-    }
+    },
+    # Logged predictions past their deployment's retention (log_retention_days) go.
+    "sweep-prediction-logs": {
+        "task": "deployments.sweep_prediction_logs",
+        "schedule": env.float("STUDIO_PREDICTION_LOG_SWEEP_EVERY_S", default=3600.0),
+    },
 }
 
 # Channel layer: Redis when CHANNEL_REDIS_URL is set, else the embedded layer

@@ -14,12 +14,14 @@ from studio.datasets.models import Dataset
 from studio.deployments import services
 from studio.deployments.batch import SPLITS
 from studio.deployments.models import (
+    LOG_RETENTION_DAYS_RANGE,
     MAX_INPUT_BYTES_RANGE,
     NAME_MAX_LENGTH,
     BatchJob,
     Deployment,
     DeploymentTarget,
     DeploymentUsage,
+    PredictionLog,
 )
 from studio.programs.models import ProgramVersion
 from studio.runs.models import Run
@@ -109,6 +111,9 @@ class DeploymentSerializer(serializers.ModelSerializer):
             "predict_url",
             "usage",
             "max_input_bytes",
+            "log_predictions",
+            "log_sample_rate",
+            "log_retention_days",
             "created_at",
             "updated_at",
         ]
@@ -139,6 +144,24 @@ def _max_input_bytes() -> serializers.IntegerField:
 
 class DeploymentSettingsSerializer(serializers.Serializer[dict[str, Any]]):
     max_input_bytes = _max_input_bytes()
+    log_predictions = serializers.BooleanField(
+        required=False,
+        help_text="keep each prediction (input, output, target, latency, tokens, cost) in "
+        "the prediction log, for the owner to review (default off)",
+    )
+    log_sample_rate = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        help_text="the share of predictions kept while logging is on, 0 to 1 (default 1)",
+    )
+    log_retention_days = serializers.IntegerField(
+        min_value=LOG_RETENTION_DAYS_RANGE[0],
+        max_value=LOG_RETENTION_DAYS_RANGE[1],
+        required=False,
+        help_text=f"days a logged prediction is kept, {LOG_RETENTION_DAYS_RANGE[0]} to "
+        f"{LOG_RETENTION_DAYS_RANGE[1]} (default 30); older ones are deleted",
+    )
 
 
 class DeploymentCreateSerializer(serializers.Serializer[dict[str, Any]]):
@@ -289,3 +312,57 @@ class BatchJobSerializer(serializers.ModelSerializer):
 class BatchCreateSerializer(serializers.Serializer[dict[str, Any]]):
     dataset = OwnedPrimaryKeyField(owner_path="owner", queryset=Dataset.objects.all())
     split = serializers.ChoiceField(choices=list(SPLITS), default="all")
+
+
+class PredictionLogSerializer(serializers.ModelSerializer):
+    inputs = JSONField(help_text="the input as sent (a list for several program inputs)")
+    outputs = JSONField(allow_null=True, help_text="the output; null where it failed")
+    correction = JSONField(allow_null=True, help_text="the right output, as its reviewer gave")
+
+    class Meta:
+        model = PredictionLog
+        fields = [
+            "id",
+            "target",
+            "source",
+            "batch",
+            "inputs",
+            "outputs",
+            "failed",
+            "error",
+            "latency_s",
+            "prompt_tokens",
+            "completion_tokens",
+            "cost",
+            "created_at",
+            "verdict",
+            "correction",
+            "note",
+            "reviewed_at",
+        ]
+        read_only_fields = fields
+
+
+class PredictionLogPageSerializer(serializers.Serializer[dict[str, Any]]):
+    results = PredictionLogSerializer(many=True)
+    next = serializers.CharField(
+        allow_null=True, help_text="the `cursor` of the next page; null on the last"
+    )
+
+
+class PredictionReviewSerializer(serializers.Serializer[dict[str, Any]]):
+    verdict = serializers.ChoiceField(
+        choices=PredictionLog.Verdict.choices,
+        allow_null=True,
+        required=False,
+        help_text="right or wrong; null clears it",
+    )
+    correction = JSONField(
+        allow_null=True,
+        required=False,
+        help_text="the right output, checked against the program's output DataModel; "
+        "null clears it",
+    )
+    note = serializers.CharField(
+        allow_blank=True, required=False, max_length=10_000, trim_whitespace=False
+    )

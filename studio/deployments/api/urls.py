@@ -2,12 +2,23 @@
 
 from rest_framework.routers import SimpleRouter
 
-from studio.deployments.api.views import NAME_PATTERN, BatchJobViewSet, DeploymentViewSet
+from studio.deployments.api.views import (
+    NAME_PATTERN,
+    BatchJobViewSet,
+    DeploymentViewSet,
+    PredictionLogViewSet,
+)
 
 router = SimpleRouter()
 router.register("deployments", DeploymentViewSet, basename="deployment")
 router.register(
     rf"deployments/(?P<deployment_name>{NAME_PATTERN})/batches", BatchJobViewSet, basename="batch"
+)
+
+router.register(
+    rf"deployments/(?P<deployment_name>{NAME_PATTERN})/predictions",
+    PredictionLogViewSet,
+    basename="prediction",
 )
 
 urlpatterns = router.urls

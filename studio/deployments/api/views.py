@@ -1,7 +1,8 @@
 """HTTP layer of deployments: thin views over `studio.deployments.services` and `.batch`.
 
 Deployments are addressed by name (``/api/deployments/<name>/``), unique per
-owner: another user's deployment is simply not found (404). Scripts send their
+owner: another user's deployment is simply not found (404), and so are its batch
+jobs and its logged predictions (``/api/deployments/<name>/predictions/``). Scripts send their
 API token (``Authorization: Token <key>``); the browser its session. Every 400
 of a request with a body answers ``{"errors": [{path, message}]}``.
 """
@@ -29,7 +30,7 @@ from rest_framework.response import Response
 
 from studio.common.errors import FieldErrorsSerializer
 from studio.common.renderers import CSVRenderer, JSONLinesRenderer
-from studio.deployments import batch, services
+from studio.deployments import batch, prediction_log, prediction_review, services
 from studio.deployments.api.serializers import (
     BatchCreateSerializer,
     BatchJobSerializer,
@@ -37,12 +38,15 @@ from studio.deployments.api.serializers import (
     DeploymentSerializer,
     DeploymentSettingsSerializer,
     DeploymentTargetSerializer,
+    PredictionLogPageSerializer,
+    PredictionLogSerializer,
+    PredictionReviewSerializer,
     PredictRequestSerializer,
     PredictResultSerializer,
     SwitchSerializer,
     UsageSerializer,
 )
-from studio.deployments.models import BatchJob, Deployment, DeploymentUsage
+from studio.deployments.models import BatchJob, Deployment, DeploymentUsage, PredictionLog
 
 NAME_PATTERN = r"[-a-zA-Z0-9_]+"
 HISTORY_MAX = 200
@@ -321,6 +325,79 @@ class BatchJobViewSet(
         response = StreamingHttpResponse(batch.iter_lines(job), content_type="application/x-ndjson")
         response["Content-Disposition"] = f'attachment; filename="{_filename(job)}.jsonl"'
         return response
+
+
+_PREDICTION_ID = OpenApiParameter("prediction_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+_LIST_FILTERS = [
+    _DEPLOYMENT_NAME,
+    OpenApiParameter("since", OpenApiTypes.DATETIME, description="made at or after (ISO 8601)"),
+    OpenApiParameter("until", OpenApiTypes.DATETIME, description="made before (ISO 8601)"),
+    OpenApiParameter("target", OpenApiTypes.INT, description="the target (version) that answered"),
+    OpenApiParameter("failed", OpenApiTypes.BOOL, description="only failures, or only successes"),
+    OpenApiParameter(
+        "verdict", OpenApiTypes.STR, enum=["right", "wrong", "none"], description="none: unreviewed"
+    ),
+    OpenApiParameter(
+        "output_field",
+        OpenApiTypes.STR,
+        description="an output field whose value must be `output_value` (a scan of the rows "
+        "in the time range: narrow it with since/until on a large log)",
+    ),
+    OpenApiParameter(
+        "output_value",
+        OpenApiTypes.STR,
+        description='read as JSON where it parses (3, true, "3"), else as a string',
+    ),
+    OpenApiParameter("cursor", OpenApiTypes.STR, description="the `next` of the previous page"),
+    OpenApiParameter(
+        "limit", OpenApiTypes.INT, description=f"rows per page, 1 to {prediction_log.PAGE_MAX}"
+    ),
+]
+
+
+class PredictionLogViewSet(viewsets.GenericViewSet):
+    """A deployment's logged predictions, newest first, and their review (owner only)."""
+
+    serializer_class = PredictionLogSerializer
+    lookup_url_kwarg = "prediction_id"
+    lookup_value_regex = r"[0-9]+"
+    filter_backends: list[Any] = []
+    pagination_class = None
+    field_errors_actions = ("list", "partial_update")
+
+    def deployment(self) -> Deployment:
+        return get_object_or_404(
+            Deployment.objects.filter(owner=self.request.user),
+            name=self.kwargs["deployment_name"],
+        )
+
+    def get_queryset(self) -> QuerySet[PredictionLog]:
+        if getattr(self, "swagger_fake_view", False):
+            return PredictionLog.objects.none()
+        return PredictionLog.objects.filter(deployment=self.deployment())
+
+    @extend_schema(
+        operation_id="deployments_predictions_list",
+        parameters=_LIST_FILTERS,
+        responses={200: PredictionLogPageSerializer, 400: _INVALID},
+    )
+    def list(self, request: Request, deployment_name: str | None = None) -> Response:
+        rows, cursor = prediction_log.page(self.deployment(), dict(request.query_params.items()))
+        return Response(PredictionLogPageSerializer({"results": rows, "next": cursor}).data)
+
+    @extend_schema(
+        operation_id="deployments_predictions_review",
+        parameters=[_DEPLOYMENT_NAME, _PREDICTION_ID],
+        request=PredictionReviewSerializer,
+        responses={200: PredictionLogSerializer, 400: _INVALID},
+    )
+    def partial_update(self, request: Request, **kwargs: Any) -> Response:
+        """Mark the prediction right or wrong, give the correct output, leave a note."""
+        row = self.get_object()
+        body = PredictionReviewSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        row = prediction_review.review(row, **body.validated_data)
+        return Response(PredictionLogSerializer(row).data)
 
 
 def _filename(job: BatchJob) -> str:
