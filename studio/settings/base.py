@@ -160,6 +160,8 @@ SPECTACULAR_SETTINGS = {
         "BatchStateEnum": "studio.deployments.models.BatchJob.State",
         "RowSplitEnum": "studio.datasets.versions.ROW_SPLITS",
         "SplitEnum": "studio.deployments.batch.SPLITS",
+        "UsageDaySourceEnum": "studio.deployments.models.DeploymentUsage.Source",
+        "PredictionVerdictEnum": "studio.deployments.models.PredictionLog.Verdict",
     },
 }
 

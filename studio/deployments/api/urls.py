@@ -1,5 +1,6 @@
 """Routes of the deployments API."""
 
+from django.urls import re_path
 from rest_framework.routers import SimpleRouter
 
 from studio.deployments.api.views import (
@@ -21,4 +22,11 @@ router.register(
     basename="prediction",
 )
 
-urlpatterns = router.urls
+urlpatterns = [
+    *router.urls,
+    re_path(
+        rf"^deployments/(?P<deployment_name>{NAME_PATTERN})/predictions/$",
+        PredictionLogViewSet.as_view({"get": "page"}),
+        name="prediction-list",
+    ),
+]

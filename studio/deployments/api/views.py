@@ -363,7 +363,7 @@ class PredictionLogViewSet(viewsets.GenericViewSet):
     lookup_value_regex = r"[0-9]+"
     filter_backends: list[Any] = []
     pagination_class = None
-    field_errors_actions = ("list", "partial_update")
+    field_errors_actions = ("page", "partial_update")
 
     def deployment(self) -> Deployment:
         return get_object_or_404(
@@ -381,7 +381,9 @@ class PredictionLogViewSet(viewsets.GenericViewSet):
         parameters=_LIST_FILTERS,
         responses={200: PredictionLogPageSerializer, 400: _INVALID},
     )
-    def list(self, request: Request, deployment_name: str | None = None) -> Response:
+    def page(self, request: Request, deployment_name: str | None = None) -> Response:
+        """One page of the log, newest first (routed by hand: a page is an object, not the
+        list a viewset's ``list`` would be documented as)."""
         rows, cursor = prediction_log.page(self.deployment(), dict(request.query_params.items()))
         return Response(PredictionLogPageSerializer({"results": rows, "next": cursor}).data)
 

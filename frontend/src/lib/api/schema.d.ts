@@ -477,6 +477,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/deployments/{deployment_name}/predictions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * @description One page of the log, newest first (routed by hand: a page is an object, not the
+         *     list a viewset's ``list`` would be documented as).
+         */
+        get: operations["deployments_predictions_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/deployments/{deployment_name}/predictions/{prediction_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** @description Mark the prediction right or wrong, give the correct output, leave a note. */
+        patch: operations["deployments_predictions_review"];
+        trace?: never;
+    };
     "/api/deployments/{name}/": {
         parameters: {
             query?: never;
@@ -1451,6 +1488,15 @@ export interface components {
             readonly usage: components["schemas"]["UsageTotals"];
             /** @description the largest input (compact UTF-8 JSON) a prediction or a batch row may carry; a larger one is refused before any model is called */
             readonly max_input_bytes: number;
+            /** @description keep each prediction (inputs, output, cost) for review */
+            readonly log_predictions: boolean;
+            /**
+             * Format: double
+             * @description the share of predictions kept when logging is on, 0 to 1
+             */
+            readonly log_sample_rate: number;
+            /** @description days a logged prediction is kept; a periodic sweep deletes older ones */
+            readonly log_retention_days: number;
             /** Format: date-time */
             readonly created_at: string;
             /** Format: date-time */
@@ -1881,7 +1927,7 @@ export interface components {
              * @description the smallest true change these rows detect 80% of the time (alpha 0.05)
              */
             min_detectable_difference: number;
-            verdict: components["schemas"]["VerdictEnum"];
+            verdict: components["schemas"]["VerdictA06Enum"];
             /**
              * Format: double
              * @description the gain `rows_needed` is sized for (0.05)
@@ -1910,6 +1956,27 @@ export interface components {
         PatchedDeploymentSettingsRequest: {
             /** @description the largest input (compact UTF-8 JSON) a prediction or a batch row may carry, 1,024 to 4,194,304 bytes; a larger one answers 413 and is never sent to the model (default 262,144: 256 kB) */
             max_input_bytes?: number;
+            /** @description keep each prediction (input, output, target, latency, tokens, cost) in the prediction log, for the owner to review (default off) */
+            log_predictions?: boolean;
+            /**
+             * Format: double
+             * @description the share of predictions kept while logging is on, 0 to 1 (default 1)
+             */
+            log_sample_rate?: number;
+            /** @description days a logged prediction is kept, 1 to 365 (default 30); older ones are deleted */
+            log_retention_days?: number;
+        };
+        PatchedPredictionReviewRequest: {
+            /**
+             * @description right or wrong; null clears it
+             *
+             *     * `right` - Right
+             *     * `wrong` - Wrong
+             */
+            verdict?: (components["schemas"]["PredictionVerdictEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description the right output, checked against the program's output DataModel; null clears it */
+            correction?: unknown;
+            note?: string;
         };
         PatchedProgramUpdateRequest: {
             name?: string;
@@ -1963,6 +2030,47 @@ export interface components {
             /** Format: double */
             cost: number;
         };
+        PredictionLog: {
+            readonly id: number;
+            readonly target: number;
+            readonly source: components["schemas"]["UsageDaySourceEnum"];
+            readonly batch: number | null;
+            /** @description the input as sent (a list for several program inputs) */
+            inputs: unknown;
+            /** @description the output; null where it failed */
+            outputs: unknown;
+            readonly failed: boolean;
+            /** @description why it failed (redacted) */
+            readonly error: string;
+            /** Format: double */
+            readonly latency_s: number;
+            readonly prompt_tokens: number;
+            readonly completion_tokens: number;
+            /**
+             * Format: double
+             * @description US dollars, as litellm prices the model
+             */
+            readonly cost: number;
+            /** Format: date-time */
+            readonly created_at: string;
+            readonly verdict: (components["schemas"]["PredictionVerdictEnum"] | components["schemas"]["NullEnum"]) | null;
+            /** @description the right output, as its reviewer gave */
+            correction: unknown;
+            readonly note: string;
+            /** Format: date-time */
+            readonly reviewed_at: string | null;
+        };
+        PredictionLogPage: {
+            results: components["schemas"]["PredictionLog"][];
+            /** @description the `cursor` of the next page; null on the last */
+            next: string | null;
+        };
+        /**
+         * @description * `right` - Right
+         *     * `wrong` - Wrong
+         * @enum {string}
+         */
+        PredictionVerdictEnum: "right" | "wrong";
         Preview: {
             rows: components["schemas"]["PreviewRow"][];
         };
@@ -2565,7 +2673,7 @@ export interface components {
              * @description the smallest true change these rows detect 80% of the time (alpha 0.05)
              */
             min_detectable_difference: number;
-            verdict: components["schemas"]["VerdictEnum"];
+            verdict: components["schemas"]["VerdictA06Enum"];
             /**
              * Format: double
              * @description the gain `rows_needed` is sized for (0.05)
@@ -2594,7 +2702,7 @@ export interface components {
          *     * `no detectable change` - no detectable change
          * @enum {string}
          */
-        VerdictEnum: "significant gain" | "significant loss" | "no detectable change";
+        VerdictA06Enum: "significant gain" | "significant loss" | "no detectable change";
         VersionCreateRequest: {
             /** @description optimizer_core.Program.to_json() */
             document: unknown;
@@ -4184,6 +4292,121 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                     "application/x-ndjson": string;
+                };
+            };
+        };
+    };
+    deployments_predictions_list: {
+        parameters: {
+            query?: {
+                /** @description the `next` of the previous page */
+                cursor?: string;
+                /** @description only failures, or only successes */
+                failed?: boolean;
+                /** @description rows per page, 1 to 200 */
+                limit?: number;
+                /** @description an output field whose value must be `output_value` (a scan of the rows in the time range: narrow it with since/until on a large log) */
+                output_field?: string;
+                /** @description read as JSON where it parses (3, true, "3"), else as a string */
+                output_value?: string;
+                /** @description made at or after (ISO 8601) */
+                since?: string;
+                /** @description the target (version) that answered */
+                target?: number;
+                /** @description made before (ISO 8601) */
+                until?: string;
+                /** @description none: unreviewed */
+                verdict?: "none" | "right" | "wrong";
+            };
+            header?: never;
+            path: {
+                /** @description the deployment */
+                deployment_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PredictionLogPage"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deployments_predictions_review: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the deployment */
+                deployment_name: string;
+                prediction_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedPredictionReviewRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedPredictionReviewRequest"];
+                "multipart/form-data": components["schemas"]["PatchedPredictionReviewRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PredictionLog"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than a configured limit, named in the body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
         };
