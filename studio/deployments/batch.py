@@ -227,23 +227,24 @@ def _save_chunk(
 ) -> JsonDict:
     with path.open("a", encoding="utf-8") as handle:
         handle.write("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
-    services.record_usage(
-        job.deployment_id,
-        source=DeploymentUsage.Source.BATCH,
-        usage=usage["delta"],
-        predictions=predictions,
-    )
-    deployment = Deployment.objects.filter(pk=job.deployment_id).only(
-        "log_predictions", "log_sample_rate"
-    )
-    for current in deployment:
-        prediction_log.record(
-            current,
-            target_id=job.target_id,
+    with transaction.atomic():  # one commit for the chunk's usage and its log
+        services.record_usage(
+            job.deployment_id,
             source=DeploymentUsage.Source.BATCH,
-            rows=logged,
-            batch_id=job.pk,
+            usage=usage["delta"],
+            predictions=predictions,
         )
+        deployment = Deployment.objects.filter(pk=job.deployment_id).only(
+            "log_predictions", "log_sample_rate"
+        )
+        for current in deployment:
+            prediction_log.record(
+                current,
+                target_id=job.target_id,
+                source=DeploymentUsage.Source.BATCH,
+                rows=logged,
+                batch_id=job.pk,
+            )
     if not BatchJob.lifecycle.store(
         job.pk, processed=usage["processed"], failures=usage["failures"], usage=usage["total"]
     ):

@@ -10,10 +10,12 @@ rows, a chunk at a time, so a large delete never holds the table for long.
 
 Why written this way: logging must not slow predict down. `record` builds the rows in
 memory once the answer is computed and writes them with one ``bulk_create`` (one per
-request, one per batch chunk); nothing is read first. A queue to a worker would take
-the write off the request, but the request already writes its usage row, and a single
-INSERT of a few rows costs about what sending the task would (see
-``bench/prediction_log``).
+request, one per batch chunk); nothing is read first. The caller runs it in the same
+transaction as the request's usage update, so logging adds one INSERT statement and
+no commit of its own: a commit is a disk sync (SQLite's WAL, PostgreSQL's), and it
+costs several times what the INSERT does. A queue to a worker would take the write off
+the request too, but sending the task is itself a write to the broker (see
+``bench/prediction_log`` for the figures).
 
 The list (`page`) is newest first with keyset paging on ``(created_at, id)``: the
 cursor is the last row's pair, and the next page is the rows before it, an index range
@@ -191,7 +193,9 @@ def filtered(deployment: Deployment, params: dict[str, str]) -> QuerySet[Predict
     if params.get("target"):
         rows = rows.filter(target_id=_number(params["target"], "target", 1, 2**63 - 1))
     if params.get("failed"):
-        rows = rows.filter(failed=_flag(params["failed"], "failed"))
+        # `failed__in`: `failed=True` compiles to a bare `AND "failed"`, which SQLite
+        # cannot match against the (deployment, failed, ...) index.
+        rows = rows.filter(failed__in=[_flag(params["failed"], "failed")])
     if params.get("verdict"):
         verdict = params["verdict"]
         if verdict not in {*PredictionLog.Verdict.values, "none"}:

@@ -570,15 +570,16 @@ def predict(deployment: Deployment, *, values: list[Any], path: str) -> JsonDict
     predictions = asyncio.run(predict_values(program, values, language_model))
     latency = time.perf_counter() - started
     usage = Usage.diff(language_model.usage.snapshot(), spent_before)
-    record_usage(
-        deployment.pk, source=DeploymentUsage.Source.API, usage=usage, predictions=predictions
-    )
-    prediction_log.record(
-        deployment,
-        target_id=target.pk,
-        source=DeploymentUsage.Source.API,
-        rows=list(zip(values, predictions, strict=True)),
-    )
+    with transaction.atomic():  # one commit (a disk sync) for the usage and the log
+        record_usage(
+            deployment.pk, source=DeploymentUsage.Source.API, usage=usage, predictions=predictions
+        )
+        prediction_log.record(
+            deployment,
+            target_id=target.pk,
+            source=DeploymentUsage.Source.API,
+            rows=list(zip(values, predictions, strict=True)),
+        )
     refused = refusal_of(language_model.last_error)
     if refused is not None:  # the policy refused a connection a call opened: a 400
         raise refused
