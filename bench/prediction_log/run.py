@@ -185,7 +185,17 @@ def _overhead(client: Any, deployment: Any, pairs: int) -> dict[str, Any]:
                 deployment, target_id=deployment.target_id, source="api", rows=[(body, prediction)]
             )
             record.append((time.perf_counter() - began) * 1000)
+    from django.db import connection
+
+    trip = []
+    with connection.cursor() as cursor:
+        for _ in range(100):
+            began = time.perf_counter()
+            cursor.execute("SELECT 1")
+            cursor.fetchall()
+            trip.append((time.perf_counter() - began) * 1000)
     return {
+        "roundtrip_p50": statistics.median(trip),
         "pairs": pairs,
         "on_p50": statistics.median(on),
         "off_p50": statistics.median(off),
@@ -299,7 +309,8 @@ def report(name: str, figures: dict[str, Any]) -> None:
     )
     print(
         "prediction_log.record's INSERT (1 row, in the request's transaction): "
-        f"p50 {p['record_p50']:.2f} ms, p95 {p['record_p95']:.2f} ms"
+        f"p50 {p['record_p50']:.2f} ms, p95 {p['record_p95']:.2f} ms "
+        f"(a SELECT 1 round trip: p50 {p['roundtrip_p50']:.2f} ms)"
     )
 
 
