@@ -275,3 +275,10 @@ def test_the_sweep_deletes_only_rows_past_their_deployments_retention(api, user,
 def test_the_sweep_is_scheduled(settings):
     schedule = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert "deployments.sweep_prediction_logs" in schedule
+
+
+def test_deleting_a_deployment_deletes_its_log(api, user, scripted_server):
+    deployment = deploy(api, user, scripted_server.base_url)
+    seed(deployment, 3, start=timezone.now())
+    assert api.delete("/api/deployments/cap/").status_code == 204
+    assert PredictionLog.objects.count() == 0
