@@ -22,7 +22,8 @@ cursor is the last row's pair, and the next page is the rows before it, an index
 (``predlog_newest``, or the index of the filter given: target, failed, verdict), never
 an OFFSET that walks the rows it skips. The output filter (``output_field`` and
 ``output_value``) compares one key of the output JSON (SQLite JSON1, PostgreSQL jsonb);
-no index serves it, so it scans the deployment's rows in the time range given.
+no index serves it, so one page looks at `OUTPUT_SCAN_WINDOW` rows at most (the other
+filters' rows, newest first) and says where to go on from when they hold less than a page.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from studio.deployments.models import Deployment, PredictionLog
 
 PAGE_DEFAULT = 50
 PAGE_MAX = 200
+OUTPUT_SCAN_WINDOW = 20_000
+"""Rows one page of the output filter looks at, at most (it has no index: see `page`)."""
 SWEEP_CHUNK = 5000
 """Rows one DELETE of the sweep removes (each is a short transaction of its own)."""
 FIELD_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
@@ -128,7 +131,11 @@ def sweep(*, now: datetime | None = None, chunk: int = SWEEP_CHUNK) -> int:
 
 
 def encode_cursor(row: PredictionLog) -> str:
-    text = f"{row.created_at.isoformat()}|{row.pk}"
+    return _encode(row.created_at, row.pk)
+
+
+def _encode(created_at: datetime, pk: int) -> str:
+    text = f"{created_at.isoformat()}|{pk}"
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
@@ -185,6 +192,11 @@ def filtered(deployment: Deployment, params: dict[str, str]) -> QuerySet[Predict
     Raises:
         DeploymentError: a parameter that does not parse, named by its path.
     """
+    return _output_filter(_indexed(deployment, params), params)
+
+
+def _indexed(deployment: Deployment, params: dict[str, str]) -> QuerySet[PredictionLog]:
+    """The rows the filters with an index select (all but the output filter), newest first."""
     rows = PredictionLog.objects.filter(deployment=deployment)
     if params.get("since"):
         rows = rows.filter(created_at__gte=_moment(params["since"], "since"))
@@ -201,36 +213,61 @@ def filtered(deployment: Deployment, params: dict[str, str]) -> QuerySet[Predict
         if verdict not in {*PredictionLog.Verdict.values, "none"}:
             raise DeploymentError(f"right, wrong or none, got {verdict!r}", path="verdict")
         rows = rows.filter(verdict=None if verdict == "none" else verdict)
-    field, value = params.get("output_field"), params.get("output_value")
-    if field or value is not None:
-        if not field or not FIELD_PATTERN.fullmatch(field):
-            raise DeploymentError(
-                "the name of an output field (letters, digits, _), given with output_value",
-                path="output_field",
-            )
-        if value is None:
-            raise DeploymentError("give the value output_field must have", path="output_value")
-        rows = rows.annotate(output_key=KeyTransform(field, "outputs")).filter(
-            output_key=_output_value(value)
-        )
     return rows.order_by("-created_at", "-id")
+
+
+def _output_filter(
+    rows: QuerySet[PredictionLog], params: dict[str, str]
+) -> QuerySet[PredictionLog]:
+    field, value = params.get("output_field"), params.get("output_value")
+    if not field and value is None:
+        return rows
+    if not field or not FIELD_PATTERN.fullmatch(field):
+        raise DeploymentError(
+            "the name of an output field (letters, digits, _), given with output_value",
+            path="output_field",
+        )
+    if value is None:
+        raise DeploymentError("give the value output_field must have", path="output_value")
+    return rows.annotate(output_key=KeyTransform(field, "outputs")).filter(
+        output_key=_output_value(value)
+    )
+
+
+def _before(
+    rows: QuerySet[PredictionLog], created_at: datetime, pk: int
+) -> QuerySet[PredictionLog]:
+    """The rows after position ``(created_at, pk)`` in the newest-first order."""
+    # A range on the index's leading columns, then the ties of that instant dropped.
+    return rows.filter(created_at__lte=created_at).exclude(Q(created_at=created_at) & Q(pk__gte=pk))
 
 
 def page(deployment: Deployment, params: dict[str, str]) -> tuple[list[PredictionLog], str | None]:
     """One page of `filtered` rows after ``params["cursor"]`` (``limit``, default 50).
 
+    The output filter has no index, so one request looks at `OUTPUT_SCAN_WINDOW` rows at
+    most (those the other filters select, newest first): when they hold fewer matches than
+    a page, the page is short, even empty, and ``next`` goes on from the last row looked at.
+
     Returns:
         The rows and the cursor of the next page (None: this is the last).
     """
     limit = _number(params["limit"], "limit", 1, PAGE_MAX) if params.get("limit") else PAGE_DEFAULT
-    rows = filtered(deployment, params)
+    rows = _indexed(deployment, params)
     if params.get("cursor"):
-        created_at, pk = _decode_cursor(params["cursor"])
-        # A range on the index's leading columns, then the ties of that instant dropped.
-        rows = rows.filter(created_at__lte=created_at).exclude(
-            Q(created_at=created_at) & Q(pk__gte=pk)
+        rows = _before(rows, *_decode_cursor(params["cursor"]))
+    scanned_to: tuple[datetime, int] | None = None
+    matching = _output_filter(rows, params)
+    if matching is not rows:  # bound the scan by the window's last row, found by the index
+        edge = list(
+            rows.values_list("created_at", "pk")[OUTPUT_SCAN_WINDOW - 1 : OUTPUT_SCAN_WINDOW]
         )
-    found = list(rows.select_related(None)[: limit + 1])
-    more = len(found) > limit
-    found = found[:limit]
-    return found, encode_cursor(found[-1]) if more else None
+        if edge:
+            scanned_to = edge[0]
+            matching = matching.filter(created_at__gte=scanned_to[0]).exclude(
+                Q(created_at=scanned_to[0]) & Q(pk__lt=scanned_to[1])
+            )
+    found = list(matching.select_related(None)[: limit + 1])
+    if len(found) > limit:
+        return found[:limit], encode_cursor(found[limit - 1])
+    return found, _encode(*scanned_to) if scanned_to is not None else None

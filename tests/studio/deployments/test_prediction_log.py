@@ -282,3 +282,28 @@ def test_deleting_a_deployment_deletes_its_log(api, user, scripted_server):
     seed(deployment, 3, start=timezone.now())
     assert api.delete("/api/deployments/cap/").status_code == 204
     assert PredictionLog.objects.count() == 0
+
+
+def test_the_output_filter_looks_at_a_bounded_window_and_goes_on_from_it(
+    api, user, scripted_server, monkeypatch
+):
+    """A filter with no index never scans a whole log in one request: a page may come back
+    short (even empty) with a `next` that goes on, and the pages together hold every match."""
+    monkeypatch.setattr(prediction_log, "OUTPUT_SCAN_WINDOW", 4)
+    deployment = deploy(api, user, scripted_server.base_url)
+    start = timezone.now() - timedelta(days=1)
+    lyon = seed(deployment, 2, start=start, answer="Lyon")
+    seed(deployment, 9, start=start + timedelta(hours=1))  # a stretch with no match
+    lyon += seed(deployment, 3, start=start + timedelta(hours=2), answer="Lyon")
+    pages: list[list[int]] = []
+    query = "?limit=2&output_field=answer&output_value=Lyon"
+    while True:
+        page = listed(api, query)
+        pages.append([r["id"] for r in page["results"]])
+        if page["next"] is None:
+            break
+        query = f"?limit=2&output_field=answer&output_value=Lyon&cursor={page['next']}"
+    newest_first = sorted(lyon, key=lambda r: (r.created_at, r.pk), reverse=True)
+    assert [pk for page in pages for pk in page] == [r.pk for r in newest_first]
+    assert [] in pages  # the stretch without a match came back as an empty page, not a scan
+    assert all(len(page) <= 2 for page in pages)
