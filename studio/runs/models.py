@@ -37,6 +37,17 @@ class Run(models.Model):
     #: The only code that changes `state` (claim, transitions, heartbeat, cancel flag).
     #: A running run whose worker was lost is re-queued by the sweep, not taken over.
     lifecycle = Lifecycle("runs.Run", RUN_EVENTS, cancel_field="cancel_requested")
+    #: What no list shows, tens of kB a run each (the documents, every test row's examples,
+    #: rewards and keys): the runs and deployments lists leave these columns unread.
+    HEAVY_FIELDS = (
+        "initial_document",
+        "trained_document",
+        "before",
+        "after",
+        "before_rewards",
+        "after_rewards",
+        "test_row_keys",
+    )
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs"
@@ -113,7 +124,12 @@ class Run(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["state", "heartbeat_at"], name="run_state_heartbeat")]
+        indexes = [
+            models.Index(fields=["state", "heartbeat_at"], name="run_state_heartbeat"),
+            # The runs list's page: a user's newest first, found without reading every run
+            # (SQLite otherwise reads each row whole, test rows and all, to sort them).
+            models.Index(fields=["owner", "-created_at"], name="run_owner_created"),
+        ]
 
     def __str__(self) -> str:
         return self.name or f"run {self.pk}"

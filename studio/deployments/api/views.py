@@ -47,6 +47,7 @@ from studio.deployments.api.serializers import (
     UsageSerializer,
 )
 from studio.deployments.models import BatchJob, Deployment, DeploymentUsage, PredictionLog
+from studio.runs.models import Run
 
 NAME_PATTERN = r"[-a-zA-Z0-9_]+"
 HISTORY_MAX = 200
@@ -83,7 +84,7 @@ class DeploymentViewSet(
     def get_queryset(self) -> QuerySet[Deployment]:
         if getattr(self, "swagger_fake_view", False):  # schema generation
             return Deployment.objects.none()
-        return (
+        deployments = (
             Deployment.objects.filter(owner=self.request.user)
             .select_related(
                 "target__run",
@@ -92,6 +93,18 @@ class DeploymentViewSet(
                 "previous__program_version__program",
             )
             .prefetch_related("usage")
+        )
+        if self.action != "list":
+            return deployments
+        # A target names its run and its program: the list reads neither's stored JSON
+        # (the run's results, the program's document: each tens of kB).
+        heavy = [
+            *(f"run__{field}" for field in Run.HEAVY_FIELDS),
+            "program_version__document",
+            "program_version__layout",
+        ]
+        return deployments.defer(
+            *(f"{target}__{field}" for target in ("target", "previous") for field in heavy)
         )
 
     def _detail(self, deployment: Deployment, code: int = status.HTTP_200_OK) -> Response:

@@ -163,9 +163,10 @@ class RunViewSet(
         if getattr(self, "swagger_fake_view", False):  # schema generation
             return Run.objects.none()
         # Another user's run is simply not found (404), never forbidden.
-        return Run.objects.filter(owner=self.request.user).select_related(
+        runs = Run.objects.filter(owner=self.request.user).select_related(
             "program_version__program", "dataset", "dataset_version"
         )
+        return RunSerializer.light(runs) if self.action == "list" else runs
 
     def get_serializer_class(self) -> Any:
         if self.action == "create":
