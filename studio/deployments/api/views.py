@@ -96,15 +96,16 @@ class DeploymentViewSet(
         )
         if self.action != "list":
             return deployments
-        # A target names its run and its program: the list reads neither's stored JSON
-        # (the run's results, the program's document: each tens of kB).
-        heavy = [
-            *(f"run__{field}" for field in Run.HEAVY_FIELDS),
+        # A target shows its run's name alone and its program's name and number: the list
+        # reads no more of either (a run's row holds its results, tens of kB, and SQLite
+        # reads a row through them to reach the columns stored after them).
+        unread = [
+            *(f"run__{f.name}" for f in Run._meta.concrete_fields if f.name not in ("id", "name")),
             "program_version__document",
             "program_version__layout",
         ]
         return deployments.defer(
-            *(f"{target}__{field}" for target in ("target", "previous") for field in heavy)
+            *(f"{target}__{field}" for target in ("target", "previous") for field in unread)
         )
 
     def _detail(self, deployment: Deployment, code: int = status.HTTP_200_OK) -> Response:
