@@ -86,6 +86,8 @@ def table(results: list[dict[str, Any]]) -> str:
         "p95 ms",
         "target",
         "met",
+        "CPU p50",
+        "CPU p95",
         "KB/page",
         "bytes/row",
         "target",
@@ -105,6 +107,8 @@ def table(results: list[dict[str, Any]]) -> str:
                     f"{figures['p95_ms']:.1f}",
                     f"< {TARGET_P95_MS:.0f}",
                     met(figures["p95_ms"], TARGET_P95_MS),
+                    f"{figures['cpu_p50_ms']:.1f}",
+                    f"{figures['cpu_p95_ms']:.1f}",
                     f"{figures['page_bytes'] / 1000:.1f}",
                     "" if per_row is None else f"{per_row:,.0f}",
                     f"<= {TARGET_BYTES_PER_ROW:,}",
@@ -152,8 +156,9 @@ def main() -> int:
             f"{result['peak_mb']:.0f} MB ({result['baseline_mb']:.0f} MB after sign-in)"
         )
     print(
-        f"test Client (no socket); {args.requests} timed requests per list after "
-        f"{args.warmup}; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
+        f"ms; CPU: the serving process's own (not PostgreSQL's); test Client (no socket); "
+        f"{args.requests} timed requests per list after {args.warmup}; "
+        f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}"
     )
     if failed:
         print(f"left out (could not run): {', '.join(failed)}")

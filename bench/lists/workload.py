@@ -15,8 +15,8 @@ as autovacuum would soon after. It prints what it stored as JSON.
 signs the user in with the Django test Client (``force_login``: the whole
 middleware, URL, DRF and serializer stack, no socket) and requests each list
 ``--warmup`` times, then ``--requests`` times timed, and prints per list: p50/p95
-milliseconds, bytes per page and per row, SQL queries per request, and the
-process's peak RSS.
+milliseconds (wall, and this process's CPU), bytes per page and per row, SQL queries
+per request, and the process's peak RSS.
 """
 
 from __future__ import annotations
@@ -177,11 +177,12 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             response = client.get(url)
             if response.status_code != 200:
                 raise SystemExit(f"GET {url} answered {response.status_code}")
-        times = []
+        times, cpu = [], []
         for _ in range(args.requests):
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), time.process_time()
             response = client.get(url)
             times.append((time.perf_counter() - began) * 1000)
+            cpu.append((time.process_time() - began_cpu) * 1000)
         body = response.content
         rows = len(json.loads(body)["results"])
         with CaptureQueriesContext(connection) as queries:
@@ -191,6 +192,10 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
             "requests": args.requests,
             "p50_ms": statistics.median(times),
             "p95_ms": percentile(times, 0.95),
+            # CPU time of this process alone (not the PostgreSQL server's): less swayed by
+            # other work on the machine than the wall time.
+            "cpu_p50_ms": statistics.median(cpu),
+            "cpu_p95_ms": percentile(cpu, 0.95),
             "page_bytes": len(body),
             "rows": rows,
             "bytes_per_row": len(body) / rows if rows else None,

@@ -106,7 +106,7 @@ def table(report: dict[str, Any]) -> str:
         body.append(
             [
                 "web",
-                f"{requests} list pages at {s['seeded']['runs']:,} runs "
+                f"{requests} timed list pages at {s['seeded']['runs']:,} runs "
                 f"(runs, datasets, deployments)",
                 f"{s['peak_mb']:.0f}",
                 f"{s['peak_mb'] - s['baseline_mb']:.0f}",
