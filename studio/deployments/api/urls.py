@@ -3,6 +3,7 @@
 from django.urls import re_path
 from rest_framework.routers import SimpleRouter
 
+from studio.deployments.api.into_dataset import PredictionsToDatasetView
 from studio.deployments.api.views import (
     NAME_PATTERN,
     BatchJobViewSet,
@@ -28,5 +29,10 @@ urlpatterns = [
         rf"^deployments/(?P<deployment_name>{NAME_PATTERN})/predictions/$",
         PredictionLogViewSet.as_view({"get": "page"}),
         name="prediction-list",
+    ),
+    re_path(
+        rf"^deployments/(?P<deployment_name>{NAME_PATTERN})/predictions/to-dataset/$",
+        PredictionsToDatasetView.as_view({"post": "to_dataset"}),
+        name="prediction-to-dataset",
     ),
 ]

@@ -514,6 +514,23 @@ export interface paths {
         patch: operations["deployments_predictions_review"];
         trace?: never;
     };
+    "/api/deployments/{deployment_name}/predictions/to-dataset/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Add logged predictions, reviewed, to one of the owner's datasets as a new version. */
+        post: operations["deployments_predictions_to_dataset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/deployments/{name}/": {
         parameters: {
             query?: never;
@@ -2490,6 +2507,60 @@ export interface components {
             /** @description runs cost_per_token is the median of */
             cost_runs: number;
         };
+        ToDatasetRequest: {
+            /** @description one of your datasets whose input and output schemas are the deployment's */
+            dataset: number;
+            /** @description the predictions to add; else give `reviewed: true` and the list's filters */
+            ids?: number[];
+            /** @description add every reviewed prediction (a verdict or a correction) the filters select */
+            reviewed?: boolean;
+            /** @description as the list's filter */
+            since?: string;
+            /** @description as the list's filter */
+            until?: string;
+            /** @description as the list's */
+            target?: number;
+            failed?: boolean | null;
+            verdict?: components["schemas"]["ToDatasetVerdictEnum"];
+            output_field?: string;
+            output_value?: string;
+            /**
+             * @description where the rows go: train, test, or auto (the dataset's test fraction)
+             *
+             *     * `train` - train
+             *     * `test` - test
+             *     * `auto` - auto
+             * @default auto
+             */
+            split: components["schemas"]["ToDatasetSplitEnum"];
+            /** @default  */
+            message: string;
+        };
+        ToDatasetResult: {
+            dataset: number;
+            dataset_name: string;
+            /** @description the new version: its rows are the parent's and these */
+            version: components["schemas"]["DatasetVersion"];
+            /** @description predictions added as rows */
+            added: number;
+            /** @description predictions left out, by why: wrong_without_correction, unreviewed, failed, already_in_dataset */
+            skipped: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * @description * `train` - train
+         *     * `test` - test
+         *     * `auto` - auto
+         * @enum {string}
+         */
+        ToDatasetSplitEnum: "train" | "test" | "auto";
+        /**
+         * @description * `right` - right
+         *     * `wrong` - wrong
+         * @enum {string}
+         */
+        ToDatasetVerdictEnum: "right" | "wrong";
         Token: {
             token: string;
         };
@@ -4399,6 +4470,58 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+            /** @description The request is larger than a configured limit, named in the body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
+    deployments_predictions_to_dataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deployment_name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToDatasetRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ToDatasetRequest"];
+                "multipart/form-data": components["schemas"]["ToDatasetRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToDatasetResult"];
+                };
+            };
+            /** @description the request is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description no such deployment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request is larger than a configured limit, named in the body. */
             413: {
