@@ -9,6 +9,7 @@ import type { Deployment, TargetChoice } from './api/types';
 import { BatchTab } from './components/BatchTab';
 import { HistoryTable } from './components/HistoryTable';
 import { InputLimit } from './components/InputLimit';
+import { PredictionsTab } from './components/predictions/PredictionsTab';
 import { TargetPicker } from './components/TargetPicker';
 import { targetLabel } from './components/targetLabel';
 import { UsagePanel } from './components/UsagePanel';
@@ -18,6 +19,7 @@ const TABS = [
   { key: 'overview', label: 'Overview' },
   { key: 'use', label: 'Use it' },
   { key: 'batch', label: 'Batch' },
+  { key: 'predictions', label: 'Predictions' },
 ] as const;
 type Tab = (typeof TABS)[number]['key'];
 
@@ -145,6 +147,7 @@ export default function DeploymentPage() {
           )}
           {tab === 'use' && <UseItTab deployment={data} />}
           {tab === 'batch' && <BatchTab name={name} />}
+          {tab === 'predictions' && <PredictionsTab deployment={data} />}
         </div>
       )}
     </section>

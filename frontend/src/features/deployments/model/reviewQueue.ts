@@ -68,7 +68,7 @@ const KEYS: Record<string, QueueKeyAction> = {
   Escape: 'leave',
 };
 
-/** What a key does in the queue (null: nothing); typing in a field is never a command. */
+/** What a key does in the queue (null: nothing); in a field only Escape acts (it leaves the field). */
 export function keyAction(key: string, inField: boolean): QueueKeyAction | null {
   if (inField) return key === 'Escape' ? 'leave' : null;
   return KEYS[key] ?? null;
