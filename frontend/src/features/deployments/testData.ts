@@ -43,6 +43,9 @@ export const deployment = (current = target(11, 3), previous: unknown = null) =>
   predict_url: 'http://studio.test/api/deployments/capitals/predict/',
   usage: USAGE,
   max_input_bytes: 262144,
+  log_predictions: false,
+  log_sample_rate: 1,
+  log_retention_days: 30,
   created_at: '2026-01-01T00:00:00Z',
   updated_at: '2026-01-01T00:00:00Z',
 });
@@ -55,3 +58,24 @@ export const page = <T>(results: T[]) => ({
 });
 
 export const run = (id: number, state = 'succeeded') => ({ id, name: `trained ${id}`, state });
+
+export const prediction = (id: number, fields: Record<string, unknown> = {}) => ({
+  id,
+  target: 11,
+  source: 'api',
+  batch: null,
+  inputs: { query: `question ${id}` },
+  outputs: { answer: `answer ${id}` },
+  failed: false,
+  error: '',
+  latency_s: 0.25,
+  prompt_tokens: 100,
+  completion_tokens: 10,
+  cost: 0.0001,
+  created_at: '2026-01-02T10:00:00Z',
+  verdict: null,
+  correction: null,
+  note: '',
+  reviewed_at: null,
+  ...fields,
+});

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useHistory } from '../../api/deploymentsHistory';
 import { usePredictions } from '../../api/deploymentsPredictionsList';
 import type { Deployment, PredictionFilters, PredictionLog } from '../../api/types';
@@ -6,6 +6,7 @@ import {
   currentId,
   isFinished,
   judgedCount,
+  keyAction,
   mark,
   next,
   previous,
@@ -51,10 +52,9 @@ function toFilters(draft: FilterDraft): PredictionFilters {
   ) as PredictionFilters;
 }
 
-const short = (value: unknown, length = 60) => {
-  const text = value == null ? '' : JSON.stringify(value);
-  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
-};
+const clip = (text: string, length = 60) =>
+  text.length > length ? `${text.slice(0, length - 1)}…` : text;
+const short = (value: unknown) => clip(value == null ? '' : JSON.stringify(value));
 
 /** The prediction log: its settings, the list with filters and paging, review, datasets. */
 export function PredictionsTab({ deployment }: { deployment: Deployment }) {
@@ -81,6 +81,19 @@ export function PredictionsTab({ deployment }: { deployment: Deployment }) {
   const queueId = queue ? currentId(queue) : null;
   const queueRow =
     queueId === null ? null : (rows.find((r) => r.id === queueId) ?? queueRows[queueId] ?? null);
+
+  // Past the last row (no row shown, so no review panel to take the keys): back, or leave.
+  const idle = queue !== null && queueRow === null;
+  useEffect(() => {
+    if (!idle) return undefined;
+    const onKey = (event: KeyboardEvent) => {
+      const action = keyAction(event.key, false);
+      if (action === 'leave') setQueue(null);
+      else if (action === 'previous') setQueue((state) => state && previous(state));
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [idle]);
 
   const startReview = () => {
     setQueueRows(Object.fromEntries(rows.map((r) => [r.id, r])));
@@ -300,7 +313,7 @@ export function PredictionsTab({ deployment }: { deployment: Deployment }) {
                   <td className="mono">{short(row.inputs)}</td>
                   <td className="mono">
                     {row.failed ? (
-                      <span className="field-error">{short(row.error, 80)}</span>
+                      <span className="field-error">{clip(row.error, 80)}</span>
                     ) : (
                       short(row.outputs)
                     )}
