@@ -174,3 +174,22 @@ def deploy_other(api: Any, user: Any) -> Deployment:
     run = make_run(user, make_provider(user, "http://127.0.0.1:9/v1"))
     api.post("/api/deployments/", {"name": "other", "run": run.pk}, format="json")
     return Deployment.objects.get(owner=user, name="other")
+
+
+def test_a_row_the_datasets_schema_refuses_is_named_by_its_prediction(api, user):
+    deployment = deploy(api, user)
+    fine = logged(deployment, "Peru", "Lima", verdict="right")
+    long = logged(deployment, "Chile", "Lima", verdict="wrong", correction={"answer": "Santiago"})
+    dataset = make_dataset(user)
+    Dataset.objects.filter(pk=dataset.pk).update(
+        output_schema={
+            "type": "object",
+            "properties": {"answer": {"type": "string", "maxLength": 5}},
+        }
+    )
+    response = api.post(URL, {"dataset": dataset.pk, "ids": [fine.pk, long.pk]}, format="json")
+    assert errors(response) == ["ids[1]"]
+    assert response.json()["errors"][0]["message"].startswith(
+        f"prediction {long.pk}: output.answer"
+    )
+    assert versions.latest_version(dataset).number == 1
