@@ -256,5 +256,14 @@ describe('Predictions tab', () => {
       message: 'reviewed Monday',
       reviewed: true,
     });
+
+    // Filtered to unreviewed rows, "all reviewed" would add nothing: it is not offered.
+    const filters = screen.getByRole('form', { name: 'Filters' });
+    await user.selectOptions(within(filters).getByLabelText('Verdict'), 'none');
+    await user.click(within(filters).getByRole('button', { name: 'Apply' }));
+    expect(
+      await within(form).findByText(/The filter shows only predictions not reviewed/),
+    ).toBeInTheDocument();
+    expect(within(form).getByRole('button', { name: 'Add' })).toBeDisabled();
   });
 });

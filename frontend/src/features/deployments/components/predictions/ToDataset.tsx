@@ -43,6 +43,8 @@ export function ToDataset({ name, selected, filters }: Props) {
       ? { ids: selected }
       : { reviewed: true, ...rest, ...(verdict && verdict !== 'none' ? { verdict } : {}) }),
   });
+  // "Not reviewed" filters out every row this would add: say so rather than widen it.
+  const nothingReviewed = scope === 'reviewed' && verdict === 'none';
   const result = add.data;
   return (
     <form
@@ -79,6 +81,11 @@ export function ToDataset({ name, selected, filters }: Props) {
           The {selected.length} selected
         </label>
       </fieldset>
+      {nothingReviewed && (
+        <div className="field-error">
+          The filter shows only predictions not reviewed: none of them can be added.
+        </div>
+      )}
       {(errorAt('ids') || errorAt('reviewed')) && (
         <div className="field-error">{errorAt('ids') ?? errorAt('reviewed')}</div>
       )}
@@ -127,7 +134,12 @@ export function ToDataset({ name, selected, filters }: Props) {
       <button
         type="submit"
         className="btn btn-primary"
-        disabled={!dataset || add.isPending || (scope === 'selected' && selected.length === 0)}
+        disabled={
+          !dataset ||
+          add.isPending ||
+          nothingReviewed ||
+          (scope === 'selected' && selected.length === 0)
+        }
       >
         Add
       </button>
