@@ -5,6 +5,11 @@ import { deploymentKey } from './deploymentsRetrieve';
 import type { PredictionFilters, PredictionLogPage } from './types';
 
 export const predictionsKey = (name: string) => [...deploymentKey(name), 'predictions'] as const;
+export const predictionsPageKey = (
+  name: string,
+  filters: PredictionFilters,
+  cursor: string | null,
+) => [...predictionsKey(name), filters, cursor] as const;
 
 /** One page of the deployment's logged predictions, newest first, after `cursor`. */
 export async function listPredictions(
@@ -24,7 +29,7 @@ export async function listPredictions(
 
 export function usePredictions(name: string, filters: PredictionFilters, cursor: string | null) {
   return useQuery({
-    queryKey: [...predictionsKey(name), filters, cursor],
+    queryKey: predictionsPageKey(name, filters, cursor),
     queryFn: () => listPredictions(name, filters, cursor),
     placeholderData: keepPreviousData,
   });

@@ -193,6 +193,22 @@ describe('Predictions tab', () => {
     expect(screen.queryByRole('region', { name: 'Review queue' })).toBeNull();
   });
 
+  it('goes on with the older page once the rows shown are reviewed', async () => {
+    const { user, calls } = await openTab({
+      [LIST]: [200, { results: [prediction(9)], next: 'CUR1' }],
+      [`${LIST}?cursor=CUR1`]: [200, { results: [prediction(5)], next: null }],
+      'PATCH /api/deployments/capitals/predictions/9/': [200, prediction(9, { verdict: 'right' })],
+    });
+    await user.click(await screen.findByRole('button', { name: 'Review' }));
+    await user.keyboard('r');
+    const status = screen.getByTestId('queue-status');
+    await waitFor(() => expect(status).toHaveTextContent('Done: 1 of 1 reviewed.'));
+    await user.click(screen.getByRole('button', { name: 'Go on with older predictions' }));
+    expect(await screen.findByRole('region', { name: 'Prediction 5' })).toBeInTheDocument();
+    expect(screen.getByTestId('queue-status')).toHaveTextContent('Reviewing 1 of 1');
+    expect(calls.map((c) => c.url)).toContain('/api/deployments/capitals/predictions/?cursor=CUR1');
+  });
+
   it('adds the selected rows to a dataset and shows the new version', async () => {
     const result = {
       dataset: 2,

@@ -1,6 +1,11 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useHistory } from '../../api/deploymentsHistory';
-import { usePredictions } from '../../api/deploymentsPredictionsList';
+import {
+  listPredictions,
+  predictionsPageKey,
+  usePredictions,
+} from '../../api/deploymentsPredictionsList';
 import type { Deployment, PredictionFilters, PredictionLog } from '../../api/types';
 import {
   currentId,
@@ -99,6 +104,19 @@ export function PredictionsTab({ deployment }: { deployment: Deployment }) {
     setQueueRows(Object.fromEntries(rows.map((r) => [r.id, r])));
     setQueue(startQueue(rows));
     setOpenId(null);
+  };
+  // The queue goes on over the older page: fetched (into the list's cache), then shown.
+  const client = useQueryClient();
+  const continueOlder = async () => {
+    const older = list.data?.next;
+    if (!older) return;
+    const data = await client.fetchQuery({
+      queryKey: predictionsPageKey(name, filters, older),
+      queryFn: () => listPredictions(name, filters, older),
+    });
+    setCursors([...cursors, older]);
+    setQueueRows(Object.fromEntries(data.results.map((r) => [r.id, r])));
+    setQueue(startQueue(data.results));
   };
 
   return (
@@ -245,6 +263,11 @@ export function PredictionsTab({ deployment }: { deployment: Deployment }) {
             <button type="button" className="btn btn-ghost" onClick={() => setQueue(null)}>
               Leave the review
             </button>
+            {isFinished(queue) && list.data?.next && (
+              <button type="button" className="btn" onClick={() => void continueOlder()}>
+                Go on with older predictions
+              </button>
+            )}
             {queueRow && (
               <PredictionReview
                 key={queueRow.id}
