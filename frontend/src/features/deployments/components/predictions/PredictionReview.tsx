@@ -3,6 +3,7 @@ import { ApiError } from '@/lib/api/errors';
 import { FormField } from '@/lib/components/FormField';
 import { useReviewPrediction } from '../../api/deploymentsPredictionsReview';
 import type { PredictionLog, PredictionReview as Review } from '../../api/types';
+import { fromValues, plainFields, toValues, type FieldValues } from '../../model/correctionFields';
 import { keyAction, type QueueKeyAction, type Verdict } from '../../model/reviewQueue';
 
 const pretty = (value: unknown) => (value == null ? '' : JSON.stringify(value, null, 2));
@@ -23,6 +24,8 @@ type Props = {
   row: PredictionLog;
   /** After a verdict is stored, with the row as stored (the queue moves on). */
   onReviewed?: (verdict: Verdict, row: PredictionLog) => void;
+  /** The output schema of the target that answered: plain fields get a form, else JSON. */
+  outputSchema?: unknown;
   /** In the review queue: the keys act (r, w, c here; the others are passed on). */
   onQueueKey?: (action: Exclude<QueueKeyAction, 'right' | 'wrong' | 'correct'>) => void;
 };
@@ -32,9 +35,15 @@ type Props = {
  * correct output (JSON, checked by the server against the program's output) and a note.
  * A verdict also sends the correction and the note where they were edited.
  */
-export function PredictionReview({ name, row, onReviewed, onQueueKey }: Props) {
+export function PredictionReview({ name, row, onReviewed, onQueueKey, outputSchema }: Props) {
   const initial = pretty(row.correction ?? row.outputs);
   const [correction, setCorrection] = useState(initial);
+  const fields = plainFields(outputSchema);
+  const [byField, setByField] = useState(fields !== null);
+  const initialValues = fields ? toValues(fields, row.correction ?? row.outputs) : {};
+  const [values, setValues] = useState<FieldValues>(initialValues);
+  const fromForm = fields && byField ? fromValues(fields, values) : null;
+  const formChanged = JSON.stringify(values) !== JSON.stringify(initialValues);
   const [note, setNote] = useState(row.note);
   const review = useReviewPrediction(name);
   const parsed = parseCorrection(correction);
@@ -55,7 +64,10 @@ export function PredictionReview({ name, row, onReviewed, onQueueKey }: Props) {
 
   const edits = (): Review | null => {
     const body: Review = {};
-    if (correction !== initial) {
+    if (fromForm) {
+      if ('error' in fromForm) return null;
+      if (formChanged) body.correction = fromForm.value;
+    } else if (correction !== initial) {
       if ('error' in parsed) return null;
       body.correction = parsed.value;
     }
@@ -71,7 +83,7 @@ export function PredictionReview({ name, row, onReviewed, onQueueKey }: Props) {
       { onSuccess: (stored) => verdict && onReviewed?.(verdict, stored) },
     );
   };
-  const correctionRef = useRef<HTMLTextAreaElement>(null);
+  const correctionRef = useRef<HTMLDivElement>(null);
   const sendRef = useRef(send);
   useEffect(() => {
     sendRef.current = send; // the key handler sends with the latest drafts
@@ -85,7 +97,8 @@ export function PredictionReview({ name, row, onReviewed, onQueueKey }: Props) {
       if (!action || event.ctrlKey || event.metaKey || event.altKey) return;
       event.preventDefault();
       if (action === 'right' || action === 'wrong') sendRef.current(action);
-      else if (action === 'correct') correctionRef.current?.focus();
+      else if (action === 'correct')
+        correctionRef.current?.querySelector<HTMLElement>('input, textarea')?.focus();
       else if (action === 'leave' && inField)
         target?.blur(); // Esc in a field: back to the keys
       else onQueueKey(action);
@@ -139,22 +152,74 @@ export function PredictionReview({ name, row, onReviewed, onQueueKey }: Props) {
         </button>
       </div>
       {at('verdict') && <div className="field-error">{at('verdict')}</div>}
-      <FormField
-        label="Correction (the right output, JSON; empty: none)"
-        id={`correction-${row.id}`}
-        error={'error' in parsed ? parsed.error : at('correction')}
-      >
-        {(control) => (
-          <textarea
-            {...control}
-            ref={correctionRef}
-            className="input mono"
-            rows={5}
-            value={correction}
-            onChange={(e) => setCorrection(e.target.value)}
-          />
+      <div ref={correctionRef}>
+        {fields && (
+          <button
+            type="button"
+            className="btn btn-ghost"
+            onClick={() => {
+              // Each way, the edits so far carry over where they read.
+              if (byField && fromForm && 'value' in fromForm) setCorrection(pretty(fromForm.value));
+              if (!byField && 'value' in parsed) setValues(toValues(fields, parsed.value));
+              setByField(!byField);
+            }}
+          >
+            {byField ? 'Edit the correction as JSON' : 'Edit the correction by field'}
+          </button>
         )}
-      </FormField>
+        {fields && byField ? (
+          <fieldset style={{ border: 0, padding: 0 }}>
+            <legend>Correction (the right output)</legend>
+            {fields.map((f) => (
+              <FormField
+                key={f.name}
+                label={f.name}
+                id={`correction-${row.id}-${f.name}`}
+                error={
+                  (fromForm && 'field' in fromForm && fromForm.field === f.name
+                    ? fromForm.error
+                    : undefined) ?? at(`correction.${f.name}`)
+                }
+              >
+                {(control) =>
+                  f.kind === 'boolean' ? (
+                    <input
+                      {...control}
+                      type="checkbox"
+                      checked={values[f.name] === true}
+                      onChange={(e) => setValues({ ...values, [f.name]: e.target.checked })}
+                    />
+                  ) : (
+                    <input
+                      {...control}
+                      className="input"
+                      inputMode={f.kind === 'string' ? undefined : 'decimal'}
+                      value={String(values[f.name] ?? '')}
+                      onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}
+                    />
+                  )
+                }
+              </FormField>
+            ))}
+          </fieldset>
+        ) : (
+          <FormField
+            label="Correction (the right output, JSON; empty: none)"
+            id={`correction-${row.id}`}
+            error={'error' in parsed ? parsed.error : at('correction')}
+          >
+            {(control) => (
+              <textarea
+                {...control}
+                className="input mono"
+                rows={5}
+                value={correction}
+                onChange={(e) => setCorrection(e.target.value)}
+              />
+            )}
+          </FormField>
+        )}
+      </div>
       <FormField label="Note" id={`note-${row.id}`} error={at('note')}>
         {(control) => (
           <textarea
@@ -169,9 +234,7 @@ export function PredictionReview({ name, row, onReviewed, onQueueKey }: Props) {
       <button
         type="button"
         className="btn"
-        disabled={
-          review.isPending || 'error' in parsed || (correction === initial && note === row.note)
-        }
+        disabled={review.isPending || edits() === null || Object.keys(edits() ?? {}).length === 0}
         onClick={() => send()}
       >
         Save correction and note

@@ -145,6 +145,49 @@ describe('Predictions tab', () => {
     ]);
   });
 
+  it('edits a correction by field where the output has plain fields, or as JSON', async () => {
+    const answerSchema = {
+      type: 'object',
+      properties: { answer: { type: 'string' } },
+      required: ['answer'],
+    };
+    const served = {
+      ...target(11, 3),
+      output_schemas: [{ name: 'generator', schema: answerSchema }],
+    };
+    const { user, calls } = await openTab({
+      'GET /api/deployments/capitals/history/': [200, [served]],
+      [LIST]: [200, { results: [prediction(9)], next: null }],
+      'PATCH /api/deployments/capitals/predictions/9/': [
+        400,
+        {
+          errors: [
+            { path: 'correction.answer', message: 'String should have at most 5 characters' },
+          ],
+        },
+      ],
+    });
+    await user.click(await screen.findByText('{"query":"question 9"}'));
+    const review = screen.getByRole('region', { name: 'Prediction 9' });
+    const answer = await within(review).findByLabelText('answer');
+    expect(answer).toHaveValue('answer 9');
+    await user.clear(answer);
+    await user.type(answer, 'Santiago');
+    await user.click(within(review).getByRole('button', { name: 'Wrong' }));
+    expect(
+      await within(review).findByText('String should have at most 5 characters'),
+    ).toBeInTheDocument();
+    expect(answer).toHaveAttribute('aria-invalid', 'true');
+    expect(patches(calls)).toEqual([
+      [
+        '/api/deployments/capitals/predictions/9/',
+        { verdict: 'wrong', correction: { answer: 'Santiago' } },
+      ],
+    ]);
+    await user.click(within(review).getByRole('button', { name: 'Edit the correction as JSON' }));
+    expect(within(review).getByLabelText(/Correction/)).toHaveValue('{\n  "answer": "Santiago"\n}');
+  });
+
   it('goes through the unreviewed rows by keyboard, one PATCH per verdict', async () => {
     const { user, calls } = await openTab({
       [LIST]: [

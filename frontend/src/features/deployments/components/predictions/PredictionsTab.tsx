@@ -81,6 +81,10 @@ export function PredictionsTab({ deployment }: { deployment: Deployment }) {
     if (!target) return `#${id}`;
     return target.run !== null ? `run #${target.run}` : `v${target.version_number}`;
   };
+  const outputSchema = (row: PredictionLog) => {
+    const schemas = versions.get(row.target)?.output_schemas ?? [];
+    return schemas.length === 1 ? schemas[0]!.schema : undefined;
+  };
   const edit = (change: Partial<FilterDraft>) => setDraft({ ...draft, ...change });
   const open = rows.find((r) => r.id === openId) ?? null;
   const queueId = queue ? currentId(queue) : null;
@@ -273,6 +277,7 @@ export function PredictionsTab({ deployment }: { deployment: Deployment }) {
                 key={queueRow.id}
                 name={name}
                 row={queueRow}
+                outputSchema={outputSchema(queueRow)}
                 onReviewed={(verdict, stored) => {
                   setQueueRows((known) => ({ ...known, [stored.id]: stored }));
                   setQueue((state) => (state ? mark(state, verdict) : state));
@@ -353,7 +358,9 @@ export function PredictionsTab({ deployment }: { deployment: Deployment }) {
           </table>
         )}
       </div>
-      {open && queue === null && <PredictionReview key={open.id} name={name} row={open} />}
+      {open && queue === null && (
+        <PredictionReview key={open.id} name={name} row={open} outputSchema={outputSchema(open)} />
+      )}
       <ToDataset name={name} selected={selected} filters={filters} />
     </div>
   );
