@@ -1,0 +1,1 @@
+"""OMEGA on the bundled model: wall time against RandomFewShot, the slowest LM call."""
