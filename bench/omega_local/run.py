@@ -337,7 +337,9 @@ async def measure(task: Task, optimizer_name: str, server: Any, args: argparse.N
     counter = proposal_counter()
     load_before = load()
     started = time.perf_counter()
-    before = await program.evaluate(task.x_test, task.y_test, verbose=0, temperature=0.0, seed=0)
+    before = await program.evaluate(
+        task.x_test, task.y_test, verbose=0, temperature=0.0, seed=0, return_examples=True
+    )
     fit_mark, fit_started = meter.mark(), time.perf_counter()
     await program.fit(
         task.x_train,
@@ -352,7 +354,9 @@ async def measure(task: Task, optimizer_name: str, server: Any, args: argparse.N
     )
     fit_s = time.perf_counter() - fit_started
     fit_calls = meter.summary(fit_mark)
-    after = await program.evaluate(task.x_test, task.y_test, verbose=0, temperature=0.0, seed=0)
+    after = await program.evaluate(
+        task.x_test, task.y_test, verbose=0, temperature=0.0, seed=0, return_examples=True
+    )
     wall_s = time.perf_counter() - started
     comparison = oc.stats.compare_paired(before.rewards, after.rewards)
     proposals = counter.proposals
