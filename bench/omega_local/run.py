@@ -45,6 +45,7 @@ import csv
 import dataclasses
 import datetime
 import json
+import logging
 import os
 import platform
 import sys
@@ -401,6 +402,15 @@ def _reward(run: dict[str, Any]) -> str:
     )
 
 
+def _tokens(lm: dict[str, Any]) -> str:
+    requests = lm["optimizer_requests"]
+    if not requests:
+        return "-"
+    bounds = sorted({r["max_tokens"] for r in requests})
+    written = max(r["completion_tokens"] for r in requests)
+    return f"{'/'.join(str(b) for b in bounds)}; {written}"
+
+
 def _share(run: dict[str, Any]) -> str:
     total = run["proposals_total"]
     if not total:
@@ -436,20 +446,21 @@ def table(rfs: dict[str, Any], omega: dict[str, Any]) -> list[str]:
             "",
         ],
         [
-            "longest LM call (queue included)",
-            _s(r["longest_call_s"]),
-            _s(o["longest_call_s"]),
-            "",
-            f"<= {longest:.0f} s",
-        ],
-        [
-            "longest request (with the server)",
+            "longest LM request (with the server)",
             _s(r["longest_request_s"]),
             _s(o["longest_request_s"]),
             "",
             f"<= {longest:.0f} s",
         ],
-        ["longest optimizer call", "-", _s(o["longest_optimizer_call_s"]), "", ""],
+        ["  of which mutation/crossover", "-", _s(o["longest_optimizer_request_s"]), "", ""],
+        ["  their max_tokens; most tokens written", "-", _tokens(o), "", ""],
+        [
+            "longest call, slot queue included",
+            _s(r["longest_call_s"]),
+            _s(o["longest_call_s"]),
+            "",
+            "",
+        ],
         ["test reward before -> after [95% CI]", _reward(rfs), _reward(omega), "", ""],
         ["verdict", rfs["comparison"]["verdict"], omega["comparison"]["verdict"], "", ""],
         ["mutation/crossover answers", "-", _share(omega), "", ""],
@@ -483,6 +494,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     from optimizer_core.local_models import LocalModelServer, bundled_model_missing
 
+    # litellm logs every completion at INFO; the runner prints its own lines.
+    os.environ.setdefault("LITELLM_LOG", "WARNING")
+    logging.getLogger("LiteLLM").setLevel(logging.WARNING)
     missing = bundled_model_missing()
     if missing:
         raise SystemExit(f"the bundled model is missing: {missing}")
@@ -517,8 +531,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     print(
                         f"{task.name} {name}: {result['wall_s']:.0f} s (fit "
                         f"{result['fit_s']:.0f} s), {result['lm']['calls']} LM calls, longest "
-                        f"{result['lm']['longest_call_s']:.1f} s; reward {_reward(result)}; "
-                        f"load {result['load_before']}",
+                        f"request {result['lm']['longest_request_s']:.1f} s; "
+                        f"reward {_reward(result)}; load {result['load_before']}",
                         flush=True,
                     )
                 lines = table(pair["RandomFewShot"], pair["OMEGA"])
