@@ -23,6 +23,7 @@ from optimizer_core.optimizers import dns
 from optimizer_core.optimizers.context import SILENT, TrainingContext
 from optimizer_core.optimizers.omega_prompts import (
     COMPACT_MIN_TEXT_CAP,
+    COMPACT_TEXT_GROWTH,
     MIN_TEXT_CAP,
     CrossoverInputs,
     MutationInputs,
@@ -472,7 +473,10 @@ class OMEGA(RandomFewShot):
         """
         compact = self.compact_prompts
         whole = written == list(full_model.model_fields)
-        cap = text_cap(parents, COMPACT_MIN_TEXT_CAP if compact else MIN_TEXT_CAP)
+        if compact:
+            cap = text_cap(parents, COMPACT_MIN_TEXT_CAP, growth=COMPACT_TEXT_GROWTH)
+        else:
+            cap = text_cap(parents, MIN_TEXT_CAP)
         output_model = capped_answer(
             full_model if whole else submodel(full_model, written), cap, thinking=not compact
         )

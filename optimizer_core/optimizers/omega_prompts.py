@@ -20,8 +20,9 @@ form instead (`compact_inputs`, about 260 tokens): a two-sentence instruction, t
 variable's fields under their own names (nested under ``current`` the model copied
 them unchanged, 11 times out of 12), and the worst predictions as mistakes with the
 expected answer, answered without a thinking field by a Generator, each text field
-capped at `COMPACT_MIN_TEXT_CAP` or twice the parents' longest. Of 12 mutations of the
-demo task's instructions, 7 parsed and differed from the parent with the full prompt,
+capped at `COMPACT_MIN_TEXT_CAP` or the parents' longest (`COMPACT_TEXT_GROWTH`: no
+growth: rewrites never outgrow the longer of the two). Of 12 mutations of the demo task's
+instructions, 7 parsed and differed from the parent with the full prompt,
 12 with the compact one (bench/omega_local). The 135M model mostly extends the text
 it is given; OMEGA's scoring keeps the rare rewrite that helps.
 
@@ -52,6 +53,12 @@ MIN_TEXT_CAP = 500
 COMPACT_MIN_TEXT_CAP = 300
 """The smallest cap on a text field a compact-prompt rewrite writes (see `text_cap`): a
 small model pads a rewrite with repetitions up to whatever it is allowed."""
+COMPACT_TEXT_GROWTH = 1
+"""How much longer than its parents' longest text a compact-prompt rewrite may be (see
+`text_cap`): not at all. SmolLM2-135M fills the cap it is given, so with the full prompts'
+doubling its instructions went 80, 300, 600 characters over two epochs of the demo, and each
+mutation call took as much longer (bench/omega_local); a rewrite as long as its parent stays
+within what a step's call can write in a few seconds."""
 
 # Keys the base optimizer writes into a variable's JSON that are not listed as bookkeeping.
 _ENGINE_KEYS = frozenset({"current_candidate"})
@@ -288,20 +295,23 @@ def _infer_type(value: Any) -> Any:
     return Any
 
 
-def text_cap(parents: Sequence[JsonDict], minimum: int = MIN_TEXT_CAP) -> int:
-    """The longest text a rewrite may write in a field: twice the parents' longest, at
-    least `minimum`, rounded up to a multiple of it (so few distinct programs)."""
+def text_cap(parents: Sequence[JsonDict], minimum: int = MIN_TEXT_CAP, *, growth: int = 2) -> int:
+    """The longest text a rewrite may write in a field: `growth` times the parents' longest
+    (twice by default), at least `minimum`, rounded up to a multiple of it (so few distinct
+    programs). The compact prompts' `COMPACT_TEXT_GROWTH` of 1 keeps every rewrite within
+    the longer of `minimum` and the starting text (rounded up), generation after generation."""
     longest = 0
     for parent in parents:
         for value in (parent.get("value") or {}).values():
             if isinstance(value, str):
                 longest = max(longest, len(value))
-    cap = max(minimum, 2 * longest)
+    cap = max(minimum, growth * longest)
     return -(-cap // minimum) * minimum
 
 
 __all__ = [
     "COMPACT_MIN_TEXT_CAP",
+    "COMPACT_TEXT_GROWTH",
     "MIN_TEXT_CAP",
     "NB_SHOWN_PREDICTIONS",
     "RECENT_PREDICTIONS",
