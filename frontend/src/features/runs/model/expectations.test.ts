@@ -64,8 +64,16 @@ describe('expectedDuration', () => {
     expect(expectedDuration(378, { ...omega, pace_from: 'provider' }, 24).text).toContain(
       "none with OMEGA measured yet; OMEGA's 24 mutation / crossover calls counted as predictions: from the call count only",
     );
+    // The bundled model before any run: each mutation at the time of 4 predictions, measured.
     const first = { ...nothing, local: true, optimizer: 'OMEGA', prices: 'free' as const };
-    expect(expectedDuration(484, first, 24).text).toContain('from the call count only');
+    const omegaFirst = expectedDuration(484, first, 24);
+    expect(omegaFirst.value).toBeCloseTo((484 + 3 * 24) / 3.5);
+    expect(omegaFirst.text).toContain(
+      "OMEGA's 24 mutation / crossover calls counted as 4 predictions each, as measured on this model",
+    );
+    expect(expectedDuration(484, { ...first, optimizer: 'RandomFewShot' }, 0).value).toBeCloseTo(
+      484 / 3.5,
+    );
     // RandomFewShot makes no calls of its own: nothing to say.
     expect(expectedDuration(378, { ...measured, optimizer: 'RandomFewShot' }, 0).text).toBe(
       '≈ 3 min (from your last 4 runs on this provider, 2.1 calls/s; none with RandomFewShot measured yet)',

@@ -53,6 +53,15 @@ const lastRuns = (runs: number, of: string) =>
 export const BUNDLED_MODEL_PACE = 3.5;
 
 /**
+ * What one of OMEGA's mutation / crossover calls takes on the bundled model, in predictions'
+ * time, for the duration before any OMEGA run of the user's measured it. bench/omega_local
+ * (docs/benchmarks.md, "OMEGA on the bundled model"): a default OMEGA run on the demo, 499
+ * predictions and 26 mutation calls, took 402 s where RandomFewShot's 490 predictions took
+ * 324 s (1.51 calls/s), so each mutation cost about 4 predictions' time.
+ */
+export const BUNDLED_OPTIMIZER_CALL_COST = 4;
+
+/**
  * The expected duration: the estimated calls at the provider's observed pace (calls per
  * second of a run's wall time, the median of the user's last finished runs on it); for the
  * bundled model without such a run, its pace measured on 2 cores, said so.
@@ -67,10 +76,11 @@ export function expectedDuration(
   const own = throughput.pace_from === 'optimizer' && optimizer !== null;
   if (pace === null || pace <= 0 || throughput.runs === 0) {
     if (throughput.local) {
-      const seconds = calls / BUNDLED_MODEL_PACE;
+      const weighted = calls + (BUNDLED_OPTIMIZER_CALL_COST - 1) * optimizerCalls;
+      const seconds = weighted / BUNDLED_MODEL_PACE;
       return {
         value: seconds,
-        text: `≈ ${durationText(seconds)} (the bundled model's pace on 2 cores, ${rate(BUNDLED_MODEL_PACE)} calls/s; your own runs will replace it${optimizerCost(optimizer, own, optimizerCalls)})`,
+        text: `≈ ${durationText(seconds)} (the bundled model's pace on 2 cores, ${rate(BUNDLED_MODEL_PACE)} calls/s; your own runs will replace it${bundledOptimizerCost(optimizer, optimizerCalls)})`,
       };
     }
     return { value: null, text: 'no finished run on this provider yet: duration unknown' };
@@ -95,6 +105,12 @@ function optimizerCost(optimizer: string | null, own: boolean, optimizerCalls: n
   return own
     ? `; ${them} included in that pace`
     : `; ${them} counted as predictions: from the call count only, each writes a whole variable and takes longer`;
+}
+
+/** The same for the bundled model before any run measured it: each call at its measured cost. */
+function bundledOptimizerCost(optimizer: string | null, optimizerCalls: number): string {
+  if (optimizer === null || optimizerCalls <= 0) return '';
+  return `; ${optimizer}'s ${optimizerCalls.toLocaleString('en-US')} mutation / crossover calls counted as ${BUNDLED_OPTIMIZER_CALL_COST} predictions each, as measured on this model`;
 }
 
 /** Whose runs tokens per call is from, as the form says it. */
