@@ -64,12 +64,12 @@ describe('expectedDuration', () => {
     expect(expectedDuration(378, { ...omega, pace_from: 'provider' }, 24).text).toContain(
       "none with OMEGA measured yet; OMEGA's 24 mutation / crossover calls counted as predictions: from the call count only",
     );
-    // The bundled model before any run: each mutation at the time of 4 predictions, measured.
+    // The bundled model before any run: each mutation at the time of 7 predictions, measured.
     const first = { ...nothing, local: true, optimizer: 'OMEGA', prices: 'free' as const };
     const omegaFirst = expectedDuration(484, first, 24);
-    expect(omegaFirst.value).toBeCloseTo((484 + 3 * 24) / 3.5);
+    expect(omegaFirst.value).toBeCloseTo((484 + 6 * 24) / 3.5);
     expect(omegaFirst.text).toContain(
-      "OMEGA's 24 mutation / crossover calls counted as 4 predictions each, as measured on this model",
+      "OMEGA's 24 mutation / crossover calls counted as 7 predictions each, as measured on this model",
     );
     expect(expectedDuration(484, { ...first, optimizer: 'RandomFewShot' }, 0).value).toBeCloseTo(
       484 / 3.5,
