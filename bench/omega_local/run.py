@@ -24,7 +24,7 @@ The LM calls are counted at the language model's seams (`_call`, `_transport`,
 output field is the program's; any other is the optimizer's. The runs of a task
 alternate (RFS, OMEGA; then OMEGA, RFS for the next task or repeat), so load from
 other work on the machine falls on both alike. The table puts RFS and OMEGA side
-by side with the ratio and the targets (OMEGA's run at most 3x RFS's, no LM call
+by side with the ratio and the targets (OMEGA's run at most 3x RFS's, no LM request
 above 30 s). Writes ``bench/results/omega_local.json``.
 
     .venv/bin/python bench/omega_local/run.py --quick      # 24 training, 20 test rows
