@@ -284,7 +284,12 @@ class OMEGA(RandomFewShot):
         self.prompts = prompts
         self.instructions = instructions
         self.selections: dict[str, int] = {}
-        self.operations: dict[str, int] = {"mutation": 0, "crossover": 0, "failed": 0}
+        self.operations: dict[str, int] = {
+            "mutation": 0,
+            "crossover": 0,
+            "failed": 0,
+            "unchanged": 0,
+        }
         self.last_competition: dict[str, list[JsonDict]] = {}
         self._embeddings: dict[str, list[float]] = {}
         self._programs: dict[str, Generator] = {}
@@ -352,6 +357,14 @@ class OMEGA(RandomFewShot):
         value = await self._vary(variable, operation, parents, step, context)
         if value is None:
             self.operations["failed"] += 1
+            return []
+        if any(value == parent["value"] for parent in parents):
+            # A small model often copies its parent back: scoring that again would spend
+            # a round of LM calls on a value the population already holds.
+            self.operations["unchanged"] += 1
+            await self._skip(
+                context, variable, operation, step, "the answer is its parent unchanged"
+            )
             return []
         self.operations[operation] += 1
         return [(variable, value, [p["id"] for p in parents], operation)]
@@ -621,7 +634,7 @@ class OMEGA(RandomFewShot):
     def set_state(self, state: JsonDict) -> None:
         super().set_state(state)
         self.selections = {str(k): int(v) for k, v in (state.get("selections") or {}).items()}
-        self.operations = {"mutation": 0, "crossover": 0, "failed": 0}
+        self.operations = {"mutation": 0, "crossover": 0, "failed": 0, "unchanged": 0}
         self.operations.update({str(k): int(v) for k, v in (state.get("operations") or {}).items()})
         self.last_competition = json.loads(json.dumps(state.get("last_competition") or {}))
 

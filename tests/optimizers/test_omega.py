@@ -278,7 +278,7 @@ async def test_output_still_invalid_after_retries_is_skipped_and_training_goes_o
                for r in caplog.records)  # fmt: skip
     await optimizer.train_step(1, [variable], batch_reward=0.0, evaluate=zero)
     assert variable.get("best_candidates")[-1]["value"]["steps"] == ["upper"]
-    assert optimizer.operations == {"mutation": 1, "crossover": 0, "failed": 1}
+    assert optimizer.operations == {"mutation": 1, "crossover": 0, "failed": 1, "unchanged": 0}
 
 
 async def test_a_failing_language_model_does_not_stop_training(
@@ -295,6 +295,30 @@ async def test_a_failing_language_model_does_not_stop_training(
     assert len(history.history["reward"]) == 2
     assert program.optimizer.operations["failed"] == 6
     assert any("skipped" in r.getMessage() for r in caplog.records)
+
+
+async def test_an_answer_that_copies_its_parent_is_not_scored_again() -> None:
+    """A small model often writes its parent back: that value is in the population already,
+    so OMEGA skips it (saying so) instead of spending a round of calls scoring it."""
+    variable = generator_variable()
+    variable.assign({"instructions": "Answer with the bare name."})
+    lm = synalinks.FakeLanguageModel(
+        responder=lambda m, s: {"thinking": "", "instructions": "Answer with the bare name."}
+    )
+    optimizer = omega(language_model=lm)
+    await optimizer.build([variable])
+    trials: list[Any] = []
+
+    async def scored(trial: dict[str, Any]) -> float:
+        trials.append(trial)
+        return 0.0
+
+    for step in range(3):
+        await optimizer.train_step(step, [variable], batch_reward=0.0, evaluate=scored)
+    assert len(lm.calls) == 3, "each step asked for a rewrite"
+    assert trials == [], "no copy of the parent was scored"
+    assert len(variable.get("best_candidates")) == 1
+    assert optimizer.operations == {"mutation": 0, "crossover": 0, "failed": 0, "unchanged": 3}
 
 
 async def test_examples_stay_as_they_are_without_few_shot_learning() -> None:
@@ -671,7 +695,9 @@ async def test_a_program_saved_mid_training_resumes_with_the_same_population(tmp
                      callbacks=[recorder])  # fmt: skip
     assert optimizer.epochs == 3
     proposed = [p["candidate"] for e, p in recorder.events if e == "candidate"]
-    assert len(proposed) == 8
+    copies = [p for e, p in recorder.events if e == "proposal_skipped"]
+    # Two epochs of four steps: each proposes, or skips an answer that copies its parent.
+    assert len(proposed) + len(copies) == 8 and proposed
     saved_ids = {c["id"] for c in saved_population}
     assert set(proposed[0]["parents"]) <= saved_ids, "evolution continues from the saved population"
     max_saved = max(int(i.rsplit("#", 1)[1]) for i in saved_ids)
