@@ -91,9 +91,23 @@ async def build_programs() -> dict[str, dict[str, object]]:
     }
 
 
+def template_documents() -> dict[str, dict[str, object]]:
+    """The "new program" templates (studio/programs/templates.py), as the dialog sends them."""
+    import os
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studio.settings.test")
+    import django
+
+    django.setup()
+    from studio.programs.templates import catalogue
+
+    return {f"template_{entry['name']}.json": entry["document"] for entry in catalogue()}
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, document in asyncio.run(build_programs()).items():
+    documents = {**asyncio.run(build_programs()), **template_documents()}
+    for name, document in documents.items():
         (OUT / name).write_text(json.dumps(document, indent=2) + "\n")
     schemas = {model.__name__: model.model_json_schema() for model in (Query, Answer, Source, Report)}
     SCHEMAS_OUT.mkdir(parents=True, exist_ok=True)

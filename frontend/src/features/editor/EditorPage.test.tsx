@@ -103,7 +103,7 @@ describe('EditorPage', () => {
     const inspector = screen.getByRole('complementary', { name: 'Inspector' });
     const config = () => {
       const node = useEditorStore.getState().nodes[2]!;
-      if (node.data.kind === 'Input') throw new Error('expected a ChainOfThought');
+      if (node.data.kind !== 'ChainOfThought') throw new Error('expected a ChainOfThought');
       return node.data.config;
     };
     const topP = within(inspector).getByLabelText('Top p');

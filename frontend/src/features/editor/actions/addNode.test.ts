@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { moduleName } from '../model/graph';
+import { moduleName, ownDataModel } from '../model/graph';
 import { nodeRect, type Rect } from '../model/placement';
 import { addNode } from './addNode';
 import { apply, makeState } from './testing';
@@ -24,7 +24,7 @@ describe('addNode', () => {
     let state = apply(makeState(), addNode, { kind: 'Input' });
     state = apply(state, addNode, { kind: 'ChainOfThought', position: { x: 10, y: 20 } });
     const [input, cot] = state.nodes;
-    expect(input?.data.config.data_model.name).toBe('Query');
+    expect(ownDataModel(input!)?.name).toBe('Query');
     expect(cot?.position).toEqual({ x: 10, y: 20 });
     expect(cot?.data.kind === 'ChainOfThought' && cot.data.variable.instructions).toBe(
       'Your task is to answer with a JSON containing the following keys: ["thinking", "answer"].',

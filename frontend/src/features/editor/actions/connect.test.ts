@@ -27,14 +27,35 @@ describe('connect', () => {
     );
   });
 
-  it('refuses a second input to a Generator', () => {
+  it('wires a second input into a Generator (the engine merges them), not into a mask', () => {
     const { state: start, input, gen, other } = chain();
     const state = apply(start, connect, { source: input, target: gen });
-    expect(reason(state, connect, { source: other, target: gen })).toBe(
-      "Generator 'generator' takes exactly one input and already reads Input 'input_layer'; delete that edge first.",
-    );
+    const both = apply(state, connect, { source: other, target: gen });
+    expect(both.edges.filter((e) => e.target === gen).map((e) => e.source)).toEqual([input, other]);
     expect(reason(state, connect, { source: input, target: gen })).toBe(
       "Input 'input_layer' already feeds Generator 'generator'.",
+    );
+    const masked = apply(state, addNode, { kind: 'InMask' });
+    const mask = masked.nodes.at(-1)!.id;
+    const once = apply(masked, connect, { source: input, target: mask });
+    expect(reason(once, connect, { source: other, target: mask })).toBe(
+      "InMask 'in_mask' takes exactly one input and already reads Input 'input_layer'; delete that edge first.",
+    );
+  });
+
+  it('wires each label of a Branch from its own handle', () => {
+    const { state: start, input, gen, cot } = chain();
+    let state = apply(start, addNode, { kind: 'Branch' });
+    const branch = state.nodes.at(-1)!.id;
+    state = apply(state, connect, { source: input, target: branch });
+    state = apply(state, connect, { source: branch, target: gen, sourceHandle: 'out:0' });
+    state = apply(state, connect, { source: branch, target: cot, sourceHandle: 'out:1' });
+    expect(state.edges.filter((e) => e.source === branch).map((e) => e.sourceHandle)).toEqual([
+      'out:0',
+      'out:1',
+    ]);
+    expect(reason(state, connect, { source: branch, target: cot, sourceHandle: 'out:1' })).toBe(
+      "Branch 'branch' already feeds ChainOfThought 'chain_of_thought'.",
     );
   });
 
@@ -45,7 +66,9 @@ describe('connect', () => {
     const other = apply(state, addNode, { kind: 'Generator' });
     const g2 = other.nodes.at(-1)!.id;
     const looped = apply(other, connect, { source: cot, target: g2 });
-    expect(reason(looped, connect, { source: g2, target: cot })).toMatch(/takes exactly one input/);
+    expect(reason(looped, connect, { source: g2, target: cot })).toBe(
+      'That would make a cycle: chain_of_thought -> generator_1 -> chain_of_thought.',
+    );
     // A module with no input yet can still not close a loop.
     const fresh = apply(start, connect, { source: gen, target: cot });
     expect(reason(fresh, connect, { source: cot, target: gen })).toBe(

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ownDataModel } from '../model/graph';
 import { toJsonSchema } from '@/lib/datamodel/schema';
 import type { SavedDataModel } from '../model/document';
 import multi from '../__fixtures__/program_multi.json';
@@ -24,7 +25,7 @@ describe('data model library', () => {
     const next = apply(state, saveDataModel, { model: answer2 });
     expect(next.dataModels.find((m) => m.name === 'Answer')?.schema).toEqual(answer2.schema);
     for (const node of next.nodes.slice(1))
-      expect(node.data.config.data_model.schema).toEqual(answer2.schema);
+      expect(ownDataModel(node!)?.schema).toEqual(answer2.schema);
     // Editor models get a class path that never imports, so the engine rebuilds them from the schema.
     expect(next.dataModels.find((m) => m.name === 'Answer')?.class).toBe('studio_editor.Answer');
   });
@@ -34,7 +35,7 @@ describe('data model library', () => {
     const renamed = { ...answer2, name: 'Reply', schema: { ...answer2.schema, title: 'Reply' } };
     const next = apply(state, saveDataModel, { model: renamed, previousName: 'Answer' });
     expect(next.dataModels.map((m) => m.name)).toEqual(['Query', 'Reply']);
-    expect(next.nodes[1]?.data.config.data_model.name).toBe('Reply');
+    expect(ownDataModel(next.nodes[1]!)?.name).toBe('Reply');
     expect(
       reason(next, saveDataModel, { model: { ...renamed, name: 'Query' }, previousName: 'Reply' }),
     ).toBe("A data model named 'Query' already exists.");
@@ -65,7 +66,7 @@ describe('nested models', () => {
     const nested = (report.schema.$defs as Record<string, { required: string[] }>).Source;
     expect(nested?.required).toEqual(['url', 'lang']);
     const reporter = next.nodes.find((n) => n.data.config.name === 'reporter')!;
-    expect(reporter.data.config.data_model.schema).toEqual(report.schema);
+    expect(ownDataModel(reporter!)?.schema).toEqual(report.schema);
     expect(
       reason(next, saveDataModel, { model: { ...source, name: 'Origin' }, previousName: 'Source' }),
     ).toBe("'Source' is nested in Report; rename it there first.");

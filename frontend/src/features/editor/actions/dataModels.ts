@@ -1,6 +1,7 @@
 import { fromJsonSchema, toJsonSchema, type DataModelDef } from '@/lib/datamodel/schema';
 import { isJsonObject, jsonEqual } from '@/lib/json';
 import { editorClassPath, type SavedDataModel } from '../model/document';
+import { ownDataModel } from '../model/graph';
 import { withDataModel } from './updateModule';
 import { change, defineAction, refuse } from './types';
 
@@ -36,12 +37,11 @@ export const saveDataModel = defineAction<{ model: SavedDataModel; previousName?
     dataModels = refreshDependents(dataModels, saved.name);
     const changed = new Map(dataModels.map((m) => [m.name, m]));
     const nodes = state.nodes.map((n) => {
-      const name =
-        n.data.config.data_model.name === oldName ? saved.name : n.data.config.data_model.name;
+      const own = ownDataModel(n);
+      if (!own) return n;
+      const name = own.name === oldName ? saved.name : own.name;
       const next = changed.get(name);
-      return next && !jsonEqual(next.schema, n.data.config.data_model.schema)
-        ? withDataModel(n, next)
-        : n;
+      return next && !jsonEqual(next.schema, own.schema) ? withDataModel(n, next) : n;
     });
     return change({ dataModels, nodes });
   },
@@ -51,7 +51,7 @@ export const deleteDataModel = defineAction<{ name: string }>({
   name: 'deleteDataModel',
   label: 'Delete data model',
   perform: (state, { name }) => {
-    const users = state.nodes.filter((n) => n.data.config.data_model.name === name);
+    const users = state.nodes.filter((n) => ownDataModel(n)?.name === name);
     if (users.length > 0) {
       const names = users.map((n) => `'${n.data.config.name}'`).join(', ');
       return refuse(`'${name}' is used by ${names}; give them another model first.`);

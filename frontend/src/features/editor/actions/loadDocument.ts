@@ -7,7 +7,7 @@ import {
   type SavedDataModel,
 } from '../model/document';
 import { starterGraph } from '../model/defaults';
-import { documentToGraph } from '../model/graph';
+import { documentToGraph, ownDataModel } from '../model/graph';
 import { mergeModels } from './dataModels';
 import { change, defineAction, refuse } from './types';
 
@@ -18,10 +18,10 @@ export const loadDocument = defineAction<{ document: unknown; layout?: EditorLay
   perform: (state, { document, layout }) => {
     try {
       const graph = documentToGraph(document, layout);
-      const models = graph.nodes.flatMap((n) => [
-        cloneJson(n.data.config.data_model),
-        ...nestedModels(n.data.config.data_model),
-      ]);
+      const models = graph.nodes.flatMap((n) => {
+        const own = ownDataModel(n);
+        return own ? [cloneJson(own), ...nestedModels(own)] : [];
+      });
       return change({ ...graph, dataModels: mergeModels(state.dataModels, models) });
     } catch (error) {
       if (error instanceof DocumentError)

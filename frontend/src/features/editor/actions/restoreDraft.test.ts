@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalGraph } from '../model/draft';
-import { moduleName } from '../model/graph';
+import { moduleName, ownDataModel } from '../model/graph';
 import { addNode } from './addNode';
 import { restoreDraft } from './restoreDraft';
 import { apply, makeState } from './testing';
@@ -16,6 +16,6 @@ describe('restoreDraft', () => {
     expect(restored.meta.description).toBe('typed before the reload');
     expect(restored.nodes.some((n) => n.selected)).toBe(false);
     const library = restored.dataModels.map((m) => m.name);
-    for (const node of restored.nodes) expect(library).toContain(node.data.config.data_model.name);
+    for (const node of restored.nodes) expect(library).toContain(ownDataModel(node)?.name);
   });
 });

@@ -1,5 +1,5 @@
 import { cloneJson } from '@/lib/json';
-import type { EditorGraph } from '../model/graph';
+import { ownDataModel, type EditorGraph } from '../model/graph';
 import { mergeModels } from './dataModels';
 import { change, defineAction } from './types';
 
@@ -12,7 +12,10 @@ export const restoreDraft = defineAction<{ graph: EditorGraph }>({
   label: 'Restore draft',
   perform: (state, { graph }) => {
     const draft = cloneJson(graph);
-    const models = draft.nodes.map((n) => cloneJson(n.data.config.data_model));
+    const models = draft.nodes.flatMap((n) => {
+      const own = ownDataModel(n);
+      return own ? [cloneJson(own)] : [];
+    });
     return change({
       nodes: draft.nodes.map((n) => ({ ...n, selected: false })),
       edges: draft.edges,

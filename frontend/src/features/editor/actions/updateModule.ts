@@ -1,11 +1,19 @@
 import { cloneJson } from '@/lib/json';
 import {
+  decisionInstructions,
   defaultInstructions,
+  ownedVariableNames,
+  type DecisionConfig,
   type GeneratorConfig,
   type SavedDataModel,
   type VariableJson,
 } from '../model/document';
-import { moduleName, type ProgramNode } from '../model/graph';
+import {
+  moduleName,
+  type DecisionNodeData,
+  type GeneratorNodeData,
+  type ProgramNode,
+} from '../model/graph';
 import { firstSamplingProblem } from '../model/sampling';
 import { change, defineAction, refuse } from './types';
 
@@ -43,14 +51,29 @@ export const updateModule = defineAction<UpdateModuleArgs>({
       if (extra.length > 0 || variable)
         return refuse(`An Input has no ${extra[0] ?? 'variable'} setting.`);
     }
+    if (variable && !('variable' in node.data))
+      return refuse(`A ${node.data.kind} has no variable to edit here.`);
     const data = cloneJson(node.data);
     Object.assign(data.config, config);
-    if (data.kind !== 'Input') {
+    if ('variable' in data) {
       if (variable) Object.assign(data.variable, cloneJson(variable));
       if (config.instructions !== undefined && variable?.instructions === undefined) {
-        data.variable.instructions =
-          config.instructions ?? defaultInstructions(data.kind, data.config.data_model.schema);
+        data.variable.instructions = config.instructions ?? ownDefaultInstructions(data);
       }
+    }
+    if ('variables' in data && newName !== oldName) {
+      // A Branch's and a SelfCritique's Generators are named after it: their variables follow.
+      const before = ownedVariableNames({
+        ...node.data.envelope,
+        config: node.data.config as never,
+      });
+      const after = ownedVariableNames({ ...data.envelope, config: data.config as never });
+      const renamed: Record<string, VariableJson> = {};
+      for (const [key, value] of Object.entries(data.variables)) {
+        const index = before.indexOf(key);
+        renamed[index === -1 ? key : (after[index] ?? key)] = value;
+      }
+      data.variables = renamed;
     }
     const rename = (names: string[]) => names.map((n) => (n === oldName ? newName : n));
     return change({
@@ -85,14 +108,26 @@ export const setDataModel = defineAction<{ nodeId: string; dataModel: SavedDataM
 
 export function withDataModel(node: ProgramNode, dataModel: SavedDataModel): ProgramNode {
   const data = cloneJson(node.data);
-  if (data.kind !== 'Input') {
+  if (data.kind === 'Generator' || data.kind === 'ChainOfThought') {
     const oldDefault = defaultInstructions(data.kind, data.config.data_model.schema);
     if (data.variable.instructions === oldDefault) {
       data.variable.instructions = defaultInstructions(data.kind, dataModel.schema);
     }
+    data.config.data_model = cloneJson(dataModel);
+  } else if (data.kind === 'Input') {
+    data.config.data_model = cloneJson(dataModel);
+  } else {
+    return node;
   }
-  data.config.data_model = cloneJson(dataModel);
   return { ...node, data } as ProgramNode;
+}
+
+/** The instructions a module holding one variable starts with when none are written. */
+function ownDefaultInstructions(data: GeneratorNodeData | DecisionNodeData): string {
+  if (data.kind === 'Generator' || data.kind === 'ChainOfThought') {
+    return defaultInstructions(data.kind, (data.config as GeneratorConfig).data_model.schema);
+  }
+  return decisionInstructions(data.kind, (data.config as DecisionConfig).labels);
 }
 
 /** Rename or describe the program itself. */
@@ -114,8 +149,7 @@ export const setProgramOutput = defineAction<{ nodeId: string; output: boolean }
   label: 'Program output',
   perform: (state, { nodeId, output }) => {
     const node = state.nodes.find((n) => n.id === nodeId);
-    if (!node || node.data.kind === 'Input')
-      return refuse('Only a Generator can be a program output.');
+    if (!node || node.data.kind === 'Input') return refuse('An Input cannot be a program output.');
     const name = moduleName(node);
     if (!output && !state.edges.some((e) => e.source === nodeId)) {
       return refuse(`'${name}' feeds no other module, so it is always an output.`);

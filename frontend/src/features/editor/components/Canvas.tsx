@@ -22,11 +22,16 @@ import { PALETTE_MIME } from './Palette';
 import { useReactFlow } from '@xyflow/react';
 import styles from './editor.module.css';
 
-const MINIMAP_COLORS: Record<ModuleKind, string> = {
+const MINIMAP_COLORS: Partial<Record<ModuleKind, string>> = {
   Input: '#0c8599',
   Generator: '#3b5bdb',
   ChainOfThought: '#7048e8',
+  Decision: '#e67700',
+  MultiDecision: '#e67700',
+  Branch: '#e67700',
+  SelfCritique: '#7048e8',
 };
+const MINIMAP_PLAIN = '#5c677d';
 
 const defaultEdgeOptions = { type: 'smoothstep', style: { strokeWidth: 1.6 } };
 
@@ -46,11 +51,13 @@ export function Canvas() {
   const flow = useReactFlow();
 
   const isValidConnection = useCallback<IsValidConnection>(
-    (c) => checkConnection(useEditorStore.getState(), c.source, c.target).ok,
+    (c) => checkConnection(useEditorStore.getState(), c.source, c.target, c.sourceHandle).ok,
     [],
   );
   const onConnect = useCallback((c: Connection) => {
-    useEditorStore.getState().run(connect, { source: c.source, target: c.target });
+    useEditorStore
+      .getState()
+      .run(connect, { source: c.source, target: c.target, sourceHandle: c.sourceHandle });
   }, []);
   // A refused drop says why, instead of the edge silently snapping back.
   const onConnectEnd = useCallback(
@@ -59,7 +66,8 @@ export function Canvas() {
       const fromSource = state.fromHandle?.type === 'source';
       const source = fromSource ? state.fromNode.id : state.toNode.id;
       const target = fromSource ? state.toNode.id : state.fromNode.id;
-      const check = checkConnection(useEditorStore.getState(), source, target);
+      const handle = fromSource ? state.fromHandle?.id : state.toHandle?.id;
+      const check = checkConnection(useEditorStore.getState(), source, target, handle);
       if (!check.ok) useEditorStore.getState().notify('error', check.reason);
     },
     [],
@@ -105,7 +113,7 @@ export function Canvas() {
         <MiniMap
           pannable
           zoomable
-          nodeColor={(n) => MINIMAP_COLORS[n.type as ModuleKind] ?? '#999'}
+          nodeColor={(n) => MINIMAP_COLORS[n.type as ModuleKind] ?? MINIMAP_PLAIN}
           nodeStrokeWidth={2}
           style={{ width: 150, height: 100 }}
           ariaLabel="Minimap"

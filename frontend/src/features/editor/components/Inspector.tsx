@@ -13,6 +13,7 @@ import {
   REASONING_EFFORTS,
   variableName,
   type Example,
+  type DecisionConfig,
   type GeneratorConfig,
   type ReasoningEffort,
 } from '../model/document';
@@ -22,7 +23,15 @@ import {
   samplingText,
   type NumericSamplingKey,
 } from '../model/sampling';
-import { moduleName, type GeneratorNodeData, type ProgramNode } from '../model/graph';
+import {
+  moduleName,
+  ownDataModel,
+  type DecisionNodeData,
+  type GeneratorNodeData,
+  type ProgramNode,
+} from '../model/graph';
+import { KindSettings } from './KindSettings';
+import { KIND_TEXT } from './nodes/kindText';
 import { useProgramProblems } from '../hooks/useProgramProblems';
 import { SHORTCUTS } from '../hooks/useKeyboardShortcuts';
 import { useEditorStore } from '../store/editorStore';
@@ -163,11 +172,7 @@ function ProgramInspector() {
   );
 }
 
-const KIND_TITLE = {
-  Input: 'Input',
-  Generator: 'Generator',
-  ChainOfThought: 'Chain of thought',
-} as const;
+const KIND_TITLE = KIND_TEXT;
 
 function ModuleInspector({
   node,
@@ -180,14 +185,18 @@ function ModuleInspector({
   const run = useEditorStore((s) => s.run);
   const library = useEditorStore((s) => s.dataModels);
   const { config } = node.data;
+  const own = ownDataModel(node);
   const patch = (change: ModulePatch) => attempt(updateModule, { nodeId: node.id, config: change });
   const modelNames = library.map((m) => m.name);
-  if (!modelNames.includes(config.data_model.name)) modelNames.unshift(config.data_model.name);
+  if (own && !modelNames.includes(own.name)) modelNames.unshift(own.name);
+  const data = node.data;
   return (
     <>
       <section className={styles.section}>
         <h2 className={styles.panelTitle}>
-          <span className={styles[`tag${node.data.kind}`]}>{KIND_TITLE[node.data.kind]}</span>
+          <span className={styles[`tag${node.data.kind}`] ?? styles.tagOther}>
+            {KIND_TITLE[node.data.kind]}
+          </span>
         </h2>
         <Field label="Name">
           <CommitField
@@ -203,50 +212,56 @@ function ModuleInspector({
             onCommit={(text) => patch({ description: text.trim() ? text : null })}
           />
         </Field>
-        <Field
-          label={
-            node.data.kind === 'Input' ? 'Data model (what enters)' : 'Data model (what it answers)'
-          }
-        >
-          <div className={styles.row}>
-            <select
-              className="select"
-              aria-label="Data model"
-              value={config.data_model.name}
-              onChange={(e) => {
-                const model = library.find((m) => m.name === e.target.value);
-                if (model) run(setDataModel, { nodeId: node.id, dataModel: model });
-              }}
-            >
-              {modelNames.map((name) => (
-                <option key={name} value={name}>
-                  {name}
-                </option>
-              ))}
-            </select>
-            <button
-              type="button"
-              className="btn"
-              onClick={() => onEditModel(config.data_model.name)}
-            >
-              Edit…
-            </button>
-          </div>
-        </Field>
-        <p className={styles.hint}>
-          Fields:{' '}
-          <span className="mono">
-            {schemaKeys(config.data_model.schema).join(', ') || '(none)'}
-          </span>
-        </p>
+        {own && (
+          <Field
+            label={
+              node.data.kind === 'Input'
+                ? 'Data model (what enters)'
+                : 'Data model (what it answers)'
+            }
+          >
+            <div className={styles.row}>
+              <select
+                className="select"
+                aria-label="Data model"
+                value={own.name}
+                onChange={(e) => {
+                  const model = library.find((m) => m.name === e.target.value);
+                  if (model) run(setDataModel, { nodeId: node.id, dataModel: model });
+                }}
+              >
+                {modelNames.map((name) => (
+                  <option key={name} value={name}>
+                    {name}
+                  </option>
+                ))}
+              </select>
+              <button type="button" className="btn" onClick={() => onEditModel(own.name)}>
+                Edit…
+              </button>
+            </div>
+          </Field>
+        )}
+        {own && (
+          <p className={styles.hint}>
+            Fields: <span className="mono">{schemaKeys(own.schema).join(', ') || '(none)'}</span>
+          </p>
+        )}
         {node.data.kind !== 'Input' && <OutputToggle nodeId={node.id} name={config.name} />}
       </section>
-      {node.data.kind !== 'Input' && <GeneratorSettings nodeId={node.id} data={node.data} />}
+      <KindSettings node={node} />
+      {'variable' in data && <GeneratorSettings nodeId={node.id} data={data} />}
     </>
   );
 }
 
-function GeneratorSettings({ nodeId, data }: { nodeId: string; data: GeneratorNodeData }) {
+function GeneratorSettings({
+  nodeId,
+  data,
+}: {
+  nodeId: string;
+  data: GeneratorNodeData | DecisionNodeData;
+}) {
   const attempt = useEditorStore((s) => s.attempt);
   const { config, variable } = data;
   const patch = (change: ModulePatch) => attempt(updateModule, { nodeId, config: change });
@@ -367,7 +382,7 @@ function SamplingSettings({
   config,
   patch,
 }: {
-  config: GeneratorConfig;
+  config: GeneratorConfig | DecisionConfig;
   patch: (change: ModulePatch) => string | null;
 }) {
   return (

@@ -7,7 +7,7 @@
  */
 import type { Json, JsonObject } from '@/lib/json';
 import type { JsonSchema } from '@/lib/datamodel/schema';
-import { pythonJsonDumps } from '@/lib/json';
+import { isJsonObject, pythonJsonDumps } from '@/lib/json';
 import { schemaKeys } from '@/lib/datamodel/schema';
 
 export const FORMAT_VERSION = 1;
@@ -42,6 +42,8 @@ export type GeneratorConfig = ModuleConfigBase & {
   instructions: string | null;
   use_inputs_schema: boolean;
   use_outputs_schema: boolean;
+  /** The output holds the inputs too (optional: documents before it omit it). */
+  return_inputs?: boolean;
   temperature: number | null;
   /** Sampling settings beside `temperature` (null or absent: not set, so not sent). */
   max_tokens?: number | null;
@@ -68,10 +70,14 @@ export type VariableJson = {
   [key: string]: Json | undefined;
 };
 
+/** What an `inbound` (or `outputs`) entry names: a module, or output `output` of one that
+ * has several (a Branch's slot per label), as `Program.get_config` writes it. */
+export type Wire = string | { module: string; output: number };
+
 export type ModuleEntry = {
   name: string;
   module: SerializedObject;
-  inbound: string[];
+  inbound: Wire[];
 };
 
 export type ProgramConfig = {
@@ -79,7 +85,7 @@ export type ProgramConfig = {
   description: string | null;
   modules: ModuleEntry[];
   inputs: string[];
-  outputs: string[];
+  outputs: Wire[];
   single_input: boolean;
   single_output: boolean;
 };
@@ -99,7 +105,7 @@ export type ProgramDocument = {
   optimizer_state: JsonObject | null;
 };
 
-/** The node kinds the palette offers; each maps to one optimizer_core module class. */
+/** The node kinds the editor shows; each maps to one optimizer_core module class. */
 export const MODULE_CLASSES = {
   Input: {
     module: 'optimizer_core.modules.input',
@@ -116,10 +122,103 @@ export const MODULE_CLASSES = {
     class_name: 'ChainOfThought',
     baseName: 'chain_of_thought',
   },
+  Decision: {
+    module: 'optimizer_core.modules.decision',
+    class_name: 'Decision',
+    baseName: 'decision',
+  },
+  MultiDecision: {
+    module: 'optimizer_core.modules.decision',
+    class_name: 'MultiDecision',
+    baseName: 'multi_decision',
+  },
+  Branch: {
+    module: 'optimizer_core.modules.branch',
+    class_name: 'Branch',
+    baseName: 'branch',
+  },
+  SelfCritique: {
+    module: 'optimizer_core.modules.self_critique',
+    class_name: 'SelfCritique',
+    baseName: 'self_critique',
+  },
+  Concat: { module: 'optimizer_core.modules.merging', class_name: 'Concat', baseName: 'concat' },
+  And: { module: 'optimizer_core.modules.merging', class_name: 'And', baseName: 'and' },
+  Or: { module: 'optimizer_core.modules.merging', class_name: 'Or', baseName: 'or' },
+  Xor: { module: 'optimizer_core.modules.merging', class_name: 'Xor', baseName: 'xor' },
+  Not: { module: 'optimizer_core.modules.merging', class_name: 'Not', baseName: 'not' },
+  InMask: { module: 'optimizer_core.modules.masking', class_name: 'InMask', baseName: 'in_mask' },
+  OutMask: {
+    module: 'optimizer_core.modules.masking',
+    class_name: 'OutMask',
+    baseName: 'out_mask',
+  },
+  Identity: {
+    module: 'optimizer_core.modules.identity',
+    class_name: 'Identity',
+    baseName: 'identity',
+  },
 } as const;
 
 export type ModuleKind = keyof typeof MODULE_CLASSES;
 export const MODULE_KINDS = Object.keys(MODULE_CLASSES) as ModuleKind[];
+
+/** Kinds that are a Generator with a data model of their own (one variable, `<name>/state`). */
+export type GeneratorKind = 'Generator' | 'ChainOfThought';
+/** A Generator whose output is a label (or labels) of a list (modules/decision.py). */
+export type DecisionKind = 'Decision' | 'MultiDecision';
+/** The merges of modules/merging.py: several inputs, one output. */
+export type MergeKind = 'Concat' | 'And' | 'Or' | 'Xor';
+export type MaskKind = 'InMask' | 'OutMask';
+/** Modules without text to train: their output follows from their inputs. */
+export type PlainKind = MergeKind | MaskKind | 'Not' | 'Identity';
+
+export const MERGE_KINDS: readonly MergeKind[] = ['Concat', 'And', 'Or', 'Xor'];
+export const MASK_KINDS: readonly MaskKind[] = ['InMask', 'OutMask'];
+export const PLAIN_KINDS: readonly PlainKind[] = [...MERGE_KINDS, ...MASK_KINDS, 'Not', 'Identity'];
+
+export function isPlainKind(kind: ModuleKind): kind is PlainKind {
+  return (PLAIN_KINDS as readonly string[]).includes(kind);
+}
+
+/** A Decision's config: a Generator's without `data_model` (its output is built from labels). */
+export type DecisionConfig = Omit<GeneratorConfig, 'data_model'> & {
+  question: string;
+  labels: string[];
+};
+
+/** modules/branch.py `Branch.get_config`: its decision's settings inline, one module per label. */
+export type BranchConfig = Omit<DecisionConfig, 'labels' | 'question'> & {
+  labels: string[];
+  question: string;
+  /** One serialized module per label, or null: that slot carries the input on. */
+  branches: (SerializedObject | null)[];
+  decision_type: 'Decision' | 'MultiDecision';
+  inject_decision: boolean;
+  return_decision: boolean;
+};
+
+/** modules/self_critique.py `SelfCritique.get_config`. */
+export type SelfCritiqueConfig = {
+  name: string;
+  description: string | null;
+  trainable: boolean;
+  language_model: SerializedObject;
+  instructions: string | null;
+  return_reward: boolean;
+  return_inputs: boolean | null;
+  revise: boolean;
+  revision_instructions: string | null;
+  [key: string]: Json | undefined;
+};
+
+/** Merges, Not and Identity: `Module.get_config`; masks add `mask`. */
+export type PlainConfig = {
+  name: string;
+  description: string | null;
+  trainable: boolean;
+  mask?: string[];
+};
 
 export function kindOfClass(className: string): ModuleKind | undefined {
   return MODULE_KINDS.find((kind) => MODULE_CLASSES[kind].class_name === className);
@@ -221,4 +320,72 @@ export function checkDocument(value: unknown): asserts value is ProgramDocument 
   if (!program || !Array.isArray(program.modules)) {
     throw new DocumentError('the document has no program.modules list');
   }
+}
+
+/** `Decision.default_instructions` / `MultiDecision.default_instructions` (modules/decision.py;
+ * the labels dumped with `ensure_ascii=False`). */
+export function decisionInstructions(kind: DecisionKind, labels: string[]): string {
+  const list = `[${labels.map((label) => JSON.stringify(label)).join(', ')}]`;
+  return kind === 'Decision'
+    ? 'The input ends with a question about the rest of it. Answer it by choosing one ' +
+        `of these labels: ${list}. Think it through step by step in \`thinking\`, then give ` +
+        'the label in `choice`.'
+    : 'The input ends with a question about the rest of it. Answer it by choosing one ' +
+        `or more of these labels: ${list}. Think it through step by step in \`thinking\`, ` +
+        'then list the labels that apply in `choices`.';
+}
+
+/**
+ * The names of the variables a serialized module owns, in the engine's order
+ * (`Module.variables`: its own, then those of the modules it holds): a Generator's
+ * `<name>/state`; a Branch's decision (`<name>_decision`) then each branch's; a
+ * SelfCritique's critic (`<name>_critic`) then, when it revises, its reviser.
+ */
+export function ownedVariableNames(module: SerializedObject): string[] {
+  const config = module.config;
+  const name = String(config.name);
+  switch (kindOfClass(module.class_name)) {
+    case 'Generator':
+    case 'ChainOfThought':
+    case 'Decision':
+    case 'MultiDecision':
+      return [variableName(name)];
+    case 'Branch': {
+      const branches = Array.isArray(config.branches) ? config.branches : [];
+      return [
+        variableName(`${name}_decision`),
+        ...branches.flatMap((branch) =>
+          isJsonObject(branch) && isJsonObject(branch.config)
+            ? ownedVariableNames(branch as unknown as SerializedObject)
+            : [],
+        ),
+      ];
+    }
+    case 'SelfCritique':
+      return [
+        variableName(`${name}_critic`),
+        ...(config.revise === true ? [variableName(`${name}_reviser`)] : []),
+      ];
+    default:
+      return [];
+  }
+}
+
+/** `critique_instructions` of modules/self_critique.py. */
+export function critiqueInstructions(returnReward: boolean): string {
+  const text =
+    'Examine the input carefully and write a critique of it in `critique`: what is ' +
+    'right, what is wrong or missing, and how it could be better.';
+  return returnReward
+    ? `${text} Then grade it in \`reward\`, from 0.0 (very bad) to 1.0 (very good).`
+    : text;
+}
+
+/** `revision_instructions` of modules/self_critique.py. */
+export function revisionInstructions(keys: string[]): string {
+  return (
+    'The input holds an answer, then a critique of it. Write the answer again with ' +
+    'what the critique found wrong or missing fixed, keeping what was right. Answer ' +
+    `with a JSON containing the following keys: ${pythonJsonDumps(keys)}.`
+  );
 }

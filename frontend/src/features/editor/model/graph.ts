@@ -7,21 +7,33 @@ import type { Edge, Node, XYPosition } from '@xyflow/react';
 import { cloneJson, isJsonObject, type JsonObject } from '@/lib/json';
 import {
   checkDocument,
+  decisionInstructions,
   defaultInstructions,
   DocumentError,
   DOCUMENT_KIND,
   emptyVariable,
   FORMAT_VERSION,
+  isPlainKind,
   kindOfClass,
+  ownedVariableNames,
   variableName,
+  type BranchConfig,
+  type DecisionConfig,
+  type DecisionKind,
   type EditorLayout,
   type GeneratorConfig,
+  type GeneratorKind,
   type InputConfig,
   type ModuleEntry,
   type ModuleKind,
+  type PlainConfig,
+  type PlainKind,
   type ProgramDocument,
+  type SavedDataModel,
+  type SelfCritiqueConfig,
   type SerializedObject,
   type VariableJson,
+  type Wire,
 } from './document';
 
 type Envelope = Omit<SerializedObject, 'config'>;
@@ -33,13 +45,50 @@ export type InputNodeData = {
 };
 
 export type GeneratorNodeData = {
-  kind: 'Generator' | 'ChainOfThought';
+  kind: GeneratorKind;
   envelope: Envelope;
   config: GeneratorConfig;
   variable: VariableJson;
 };
 
-export type ProgramNodeData = InputNodeData | GeneratorNodeData;
+/** A Decision is a Generator: one variable, `<name>/state`; its output model is its labels'. */
+export type DecisionNodeData = {
+  kind: DecisionKind;
+  envelope: Envelope;
+  config: DecisionConfig;
+  variable: VariableJson;
+};
+
+/** Modules that hold Generators (a Branch's decision and branches, a SelfCritique's critic and
+ * reviser): their variables, by name, in the order the engine lists them. */
+export type BranchNodeData = {
+  kind: 'Branch';
+  envelope: Envelope;
+  config: BranchConfig;
+  variables: Record<string, VariableJson>;
+};
+
+export type SelfCritiqueNodeData = {
+  kind: 'SelfCritique';
+  envelope: Envelope;
+  config: SelfCritiqueConfig;
+  variables: Record<string, VariableJson>;
+};
+
+/** Merges, masks, Not and Identity: nothing to train, the output follows from the inputs. */
+export type PlainNodeData = {
+  kind: PlainKind;
+  envelope: Envelope;
+  config: PlainConfig;
+};
+
+export type ProgramNodeData =
+  | InputNodeData
+  | GeneratorNodeData
+  | DecisionNodeData
+  | BranchNodeData
+  | SelfCritiqueNodeData
+  | PlainNodeData;
 
 export type InputNode = Node<InputNodeData, 'Input'>;
 export type GeneratorNode = Node<GeneratorNodeData & { kind: 'Generator' }, 'Generator'>;
@@ -47,8 +96,19 @@ export type ChainOfThoughtNode = Node<
   GeneratorNodeData & { kind: 'ChainOfThought' },
   'ChainOfThought'
 >;
+export type DecisionNode = Node<DecisionNodeData, DecisionKind>;
+export type BranchNode = Node<BranchNodeData, 'Branch'>;
+export type SelfCritiqueNode = Node<SelfCritiqueNodeData, 'SelfCritique'>;
+export type PlainNode = Node<PlainNodeData, PlainKind>;
 /** One node per module; `type` and `data.kind` always agree. */
-export type ProgramNode = InputNode | GeneratorNode | ChainOfThoughtNode;
+export type ProgramNode =
+  | InputNode
+  | GeneratorNode
+  | ChainOfThoughtNode
+  | DecisionNode
+  | BranchNode
+  | SelfCritiqueNode
+  | PlainNode;
 export type ProgramEdge = Edge;
 
 /** Everything of the document that is not a module or a wire. */
@@ -66,6 +126,8 @@ export type ProgramMeta = {
   /** Top-level and `program` keys this editor does not know, kept as they were. */
   extraDocument: JsonObject;
   extraProgram: JsonObject;
+  /** Variables no module claims, written back after the others (absent: none). */
+  extraVariables?: Record<string, VariableJson>;
 };
 
 export type EditorGraph = {
@@ -77,6 +139,17 @@ export type EditorGraph = {
 export const INPUT_HANDLE = 'in';
 export const OUTPUT_HANDLE = 'out';
 
+/** The handle of output `slot` of a module with several (a Branch's label `slot`). */
+export function slotHandle(slot: number): string {
+  return `out:${slot}`;
+}
+
+/** The output slot an edge leaves from: null for a module's one output. */
+export function slotOfHandle(handle: string | null | undefined): number | null {
+  const match = /^out:(\d+)$/.exec(handle ?? '');
+  return match ? Number(match[1]) : null;
+}
+
 let idCounter = 0;
 /** A node or edge id, unique within this page (module names can change, ids do not). */
 export function newId(prefix: string): string {
@@ -84,18 +157,52 @@ export function newId(prefix: string): string {
   return `${prefix}-${Date.now().toString(36)}-${idCounter}`;
 }
 
-export function edgeId(source: string, target: string): string {
-  return `e:${source}->${target}`;
+export function edgeId(source: string, target: string, sourceHandle?: string | null): string {
+  const slot = slotOfHandle(sourceHandle);
+  return slot === null ? `e:${source}->${target}` : `e:${source}.${slot}->${target}`;
 }
 
-export function makeEdge(source: string, target: string): ProgramEdge {
+export function makeEdge(
+  source: string,
+  target: string,
+  sourceHandle: string = OUTPUT_HANDLE,
+): ProgramEdge {
   return {
-    id: edgeId(source, target),
+    id: edgeId(source, target, sourceHandle),
     source,
     target,
-    sourceHandle: OUTPUT_HANDLE,
+    sourceHandle,
     targetHandle: INPUT_HANDLE,
   };
+}
+
+/** The module name a wire reads from. */
+export function wireModule(wire: Wire): string {
+  return typeof wire === 'string' ? wire : wire.module;
+}
+
+/** How many outputs a module has: one per label for a Branch, one per input for an
+ * Identity given several (modules/identity.py), else one. */
+export function outputCount(node: ProgramNode, inboundCount: number): number {
+  if (node.data.kind === 'Branch') return node.data.config.labels.length;
+  if (node.data.kind === 'Identity') return Math.max(1, inboundCount);
+  return 1;
+}
+
+/** The data model a module declares itself (Inputs and Generators); others derive theirs. */
+export function ownDataModel(node: ProgramNode): SavedDataModel | undefined {
+  const { data } = node;
+  return data.kind === 'Input' || data.kind === 'Generator' || data.kind === 'ChainOfThought'
+    ? data.config.data_model
+    : undefined;
+}
+
+/** The variables a module owns, by name, in the engine's order (`Module.variables`). */
+export function nodeVariables(node: ProgramNode): Record<string, VariableJson> {
+  const { data } = node;
+  if ('variable' in data) return { [variableName(data.config.name)]: data.variable };
+  if ('variables' in data) return data.variables;
+  return {};
 }
 
 export function emptyMeta(name = 'program'): ProgramMeta {
@@ -164,7 +271,9 @@ function fallbackPositions(entries: ModuleEntry[]): Map<string, XYPosition> {
   const positions = new Map<string, XYPosition>();
   for (const entry of entries) {
     const d =
-      entry.inbound.length === 0 ? 0 : 1 + Math.max(...entry.inbound.map((n) => depth.get(n) ?? 0));
+      entry.inbound.length === 0
+        ? 0
+        : 1 + Math.max(...entry.inbound.map((w) => depth.get(wireModule(w)) ?? 0));
     depth.set(entry.name, d);
     const row = rows.get(d) ?? 0;
     rows.set(d, row + 1);
@@ -188,6 +297,12 @@ export function documentToGraph(value: unknown, layout?: EditorLayout | null): E
   const idsByName = new Map<string, string>();
   const nodes: ProgramNode[] = [];
   const edges: ProgramEdge[] = [];
+  const documentVariables = document.variables ?? {};
+  const claimed = new Set<string>();
+  const claim = (name: string): VariableJson | undefined => {
+    claimed.add(name);
+    return documentVariables[name];
+  };
 
   program.modules.forEach((entry, index) => {
     if (!isJsonObject(entry.module) || !isJsonObject(entry.module.config)) {
@@ -203,39 +318,27 @@ export function documentToGraph(value: unknown, layout?: EditorLayout | null): E
     const id = newId(kind.toLowerCase());
     idsByName.set(entry.name, id);
     const position = layout?.nodes[entry.name] ?? fallback.get(entry.name) ?? { x: 0, y: 0 };
-    const envelope = envelopeOf(entry.module);
-    if (kind === 'Input') {
-      nodes.push({
-        id,
-        type: 'Input',
-        position: { ...position },
-        data: { kind, envelope, config: entry.module.config as unknown as InputConfig },
-      });
-    } else {
-      const config = entry.module.config as unknown as GeneratorConfig;
-      const variable =
-        document.variables?.[variableName(entry.name)] ??
-        emptyVariable(config.instructions ?? defaultInstructions(kind, config.data_model.schema));
-      nodes.push({
-        id,
-        type: kind,
-        position: { ...position },
-        data: { kind, envelope, config, variable },
-      } as ProgramNode);
-    }
-    for (const parent of entry.inbound) {
+    const data = nodeData(kind, entry.module, claim);
+    nodes.push({ id, type: kind, position: { ...position }, data } as ProgramNode);
+    for (const wire of entry.inbound) {
+      const parent = wireModule(wire);
       const source = idsByName.get(parent);
       if (!source)
         throw new DocumentError(`module '${entry.name}' is wired to unknown module '${parent}'`);
-      edges.push(makeEdge(source, id));
+      const handle = typeof wire === 'string' ? OUTPUT_HANDLE : slotHandle(wire.output);
+      edges.push(makeEdge(source, id, handle));
     }
   });
+  const extraVariables: Record<string, VariableJson> = {};
+  for (const [name, variable] of Object.entries(documentVariables)) {
+    if (!claimed.has(name)) extraVariables[name] = variable;
+  }
 
   const meta: ProgramMeta = {
     name: program.name,
     description: program.description ?? null,
     inputOrder: [...program.inputs],
-    outputOrder: [...program.outputs],
+    outputOrder: [...new Set(program.outputs.map(wireModule))],
     singleInput: program.single_input ?? true,
     singleOutput: program.single_output ?? true,
     formatVersion: document.format_version,
@@ -244,7 +347,51 @@ export function documentToGraph(value: unknown, layout?: EditorLayout | null): E
     extraDocument: pick(document as unknown as Record<string, unknown>, KNOWN_DOCUMENT_KEYS),
     extraProgram: pick(program as unknown as Record<string, unknown>, KNOWN_PROGRAM_KEYS),
   };
+  if (Object.keys(extraVariables).length > 0) meta.extraVariables = extraVariables;
   return { nodes, edges, meta };
+}
+
+/** A module's node data; `claim(name)` hands over the document's variable of that name. */
+function nodeData(
+  kind: ModuleKind,
+  module: SerializedObject,
+  claim: (name: string) => VariableJson | undefined,
+): ProgramNodeData {
+  const envelope = envelopeOf(module);
+  const name = String(module.config.name);
+  if (kind === 'Input') {
+    return { kind, envelope, config: module.config as unknown as InputConfig };
+  }
+  if (kind === 'Generator' || kind === 'ChainOfThought') {
+    const config = module.config as unknown as GeneratorConfig;
+    const variable =
+      claim(variableName(name)) ??
+      emptyVariable(config.instructions ?? defaultInstructions(kind, config.data_model.schema));
+    return { kind, envelope, config, variable };
+  }
+  if (kind === 'Decision' || kind === 'MultiDecision') {
+    const config = module.config as unknown as DecisionConfig;
+    const variable =
+      claim(variableName(name)) ??
+      emptyVariable(config.instructions ?? decisionInstructions(kind, config.labels));
+    return { kind, envelope, config, variable };
+  }
+  if (kind === 'Branch' || kind === 'SelfCritique') {
+    const variables: Record<string, VariableJson> = {};
+    for (const owned of ownedVariableNames(module)) {
+      const variable = claim(owned);
+      if (variable) variables[owned] = variable;
+    }
+    return kind === 'Branch'
+      ? { kind, envelope, config: module.config as unknown as BranchConfig, variables }
+      : { kind, envelope, config: module.config as unknown as SelfCritiqueConfig, variables };
+  }
+  if (isPlainKind(kind)) {
+    return { kind, envelope, config: module.config as unknown as PlainConfig };
+  }
+  throw new DocumentError(
+    `module '${name}' is a ${module.class_name}, which the editor cannot show`,
+  );
 }
 
 /** Order `names` by a remembered order first, then as they come. */
@@ -294,10 +441,15 @@ export function graphToDocument(graph: EditorGraph): {
   layout: EditorLayout;
 } {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const inbound = new Map<string, string[]>();
+  const inbound = new Map<string, ProgramEdge[]>();
   for (const edge of graph.edges) {
-    inbound.set(edge.target, [...(inbound.get(edge.target) ?? []), edge.source]);
+    inbound.set(edge.target, [...(inbound.get(edge.target) ?? []), edge]);
   }
+  const counts = (node: ProgramNode) => outputCount(node, inbound.get(node.id)?.length ?? 0);
+  const wireOf = (node: ProgramNode, handle: string | null | undefined): Wire => {
+    if (counts(node) === 1) return moduleName(node);
+    return { module: moduleName(node), output: slotOfHandle(handle) ?? 0 };
+  };
   const { inputs, outputs } = programEnds(graph);
   const order: ProgramNode[] = [];
   const seen = new Set<string>();
@@ -307,7 +459,7 @@ export function graphToDocument(graph: EditorGraph): {
     if (visiting.has(node.id))
       throw new DocumentError(`the graph has a cycle through '${moduleName(node)}'`);
     visiting.add(node.id);
-    for (const parentId of inbound.get(node.id) ?? []) visit(byId.get(parentId) as ProgramNode);
+    for (const edge of inbound.get(node.id) ?? []) visit(byId.get(edge.source) as ProgramNode);
     visiting.delete(node.id);
     seen.add(node.id);
     order.push(node);
@@ -320,15 +472,28 @@ export function graphToDocument(graph: EditorGraph): {
       ...node.data.envelope,
       config: cloneJson(node.data.config) as unknown as JsonObject,
     },
-    inbound: (inbound.get(node.id) ?? []).map((id) => moduleName(byId.get(id) as ProgramNode)),
+    inbound: (inbound.get(node.id) ?? []).map((edge) =>
+      wireOf(byId.get(edge.source) as ProgramNode, edge.sourceHandle),
+    ),
   }));
   const variables: Record<string, VariableJson> = {};
-  for (const node of order) {
-    if (node.data.kind !== 'Input')
-      variables[variableName(moduleName(node))] = cloneJson(node.data.variable);
-  }
+  for (const node of order) Object.assign(variables, cloneJson(nodeVariables(node)));
+  Object.assign(variables, cloneJson(graph.meta.extraVariables ?? {}));
   const inputNames = inputs.map(moduleName);
-  const outputNames = outputs.map(moduleName);
+  // A module with several outputs gives the program those nothing reads (all, if none is read).
+  const outputNames: Wire[] = outputs.flatMap((node): Wire[] => {
+    const count = counts(node);
+    if (count === 1) return [moduleName(node)];
+    const read = new Set(
+      graph.edges.filter((e) => e.source === node.id).map((e) => slotOfHandle(e.sourceHandle)),
+    );
+    const slots = [...Array(count).keys()];
+    const free = slots.filter((slot) => !read.has(slot));
+    return (free.length > 0 ? free : slots).map((slot) => ({
+      module: moduleName(node),
+      output: slot,
+    }));
+  });
   const document = {
     format_version: graph.meta.formatVersion,
     kind: DOCUMENT_KIND,

@@ -27,7 +27,6 @@ describe('programProblems', () => {
     cot!.data.config.name = 'generator';
     const edges = [...state.edges, makeEdge(cot!.id, gen!.id)];
     expect(messages({ ...state, edges })).toEqual([
-      "Generator 'generator' takes one input, it has 2.",
       "Two modules are named 'generator'.",
       'These modules form a cycle: generator, generator.',
     ]);
@@ -40,7 +39,7 @@ describe('programProblems', () => {
   it('flags a negative temperature and a missing program name', () => {
     const state = makeState('qa');
     const gen = state.nodes[1]!;
-    if (gen.data.kind !== 'Input') gen.data.config.temperature = -0.5;
+    if (gen.data.kind === 'Generator') gen.data.config.temperature = -0.5;
     expect(messages({ ...state, meta: { ...state.meta, name: ' ' } })).toEqual([
       'The program needs a name.',
       "Generator 'generator': temperature must be a number >= 0.",

@@ -13,6 +13,7 @@ import { destroyDataModel } from '../api/dataModelsDestroy';
 import { updateDataModel } from '../api/dataModelsUpdate';
 import { STARTER_MODELS } from '../model/defaults';
 import type { SavedDataModel } from '../model/document';
+import { ownDataModel } from '../model/graph';
 import {
   fromStored,
   isEmptyPlan,
@@ -122,7 +123,7 @@ export async function loadAccountLibrary(store: EditorStoreApi = useEditorStore)
   const library = reconcile({
     stored: rows.map((row) => row.model),
     legacy,
-    local: [...state.nodes.map((n) => n.data.config.data_model), ...added],
+    local: [...state.nodes.flatMap((n) => ownDataModel(n) ?? []), ...added],
     starters: STARTER_MODELS,
   });
   const history = store.temporal.getState();

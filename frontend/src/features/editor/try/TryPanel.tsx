@@ -4,7 +4,7 @@ import { useProviders } from '@/lib/api/ops/providersList';
 import { ApiError } from '@/lib/api/errors';
 import type { TryResult } from '@/lib/api/types';
 import { useTryProgram } from '../api/programsTry';
-import { graphToDocument, moduleName, programEnds } from '../model/graph';
+import { graphToDocument, moduleName, ownDataModel, programEnds } from '../model/graph';
 import { programProblems } from '../model/rules';
 import { useEditorStore } from '../store/editorStore';
 import { useServerProgram } from '../store/serverProgram';
@@ -132,7 +132,7 @@ export function TryPanel({ onClose }: { onClose: () => void }) {
     () =>
       programEnds({ nodes, edges, meta }).inputs.map((n) => ({
         name: moduleName(n),
-        fields: tryFields(n.data.config.data_model.schema),
+        fields: tryFields(ownDataModel(n)?.schema ?? {}),
       })),
     [nodes, edges, meta],
   );

@@ -16,7 +16,7 @@ export const ChainOfThoughtNode = memo(function ChainOfThoughtNode({
       name={data.config.name}
       dataModel={data.config.data_model}
       selected={selected}
-      detail={generatorDetail(data)}
+      detail={generatorDetail(data, [data.variable])}
     />
   );
 });
