@@ -2,6 +2,8 @@ import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import qa from './__fixtures__/program_qa.json';
+import routeTemplate from './__fixtures__/template_route_then_answer.json';
+import { loadDocument } from './actions/loadDocument';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { MemoryRouter } from 'react-router';
 import EditorPage from './EditorPage';
@@ -46,6 +48,43 @@ describe('EditorPage', () => {
     expect(within(inspector).getByLabelText('Instructions')).toHaveValue(
       'Your task is to answer with a JSON containing the following keys: ["thinking", "answer"].',
     );
+  });
+
+  it('opens the route template: a Branch with an output per label, both into the Or', () => {
+    renderEditor();
+    act(() => {
+      useEditorStore.getState().run(loadDocument, { document: routeTemplate });
+    });
+    expect(names()).toEqual(['message', 'router', 'topic']);
+    const branch = screen.getByLabelText(/^Branch router/);
+    expect(within(branch).getByText('account')).toBeInTheDocument();
+    expect(within(branch).getByText('order')).toBeInTheDocument();
+    expect(branch.querySelectorAll('.react-flow__handle.source')).toHaveLength(2);
+    const or = screen.getByLabelText(/^Or topic, outputs/);
+    expect(within(or).getByLabelText('2 inputs')).toBeInTheDocument();
+  });
+
+  it("edits a Branch's labels in the inspector; its outputs follow", async () => {
+    const user = userEvent.setup();
+    renderEditor();
+    await user.click(screen.getByRole('button', { name: 'Add Branch' }));
+    const inspector = screen.getByRole('complementary', { name: 'Inspector' });
+    const second = within(inspector).getByLabelText('Label 2');
+    await user.clear(second);
+    await user.type(second, 'maybe{Enter}');
+    await user.type(within(inspector).getByLabelText('New label'), 'later{Enter}');
+    const node = useEditorStore.getState().nodes.at(-1)!;
+    expect(node.data.kind === 'Branch' && node.data.config.labels).toEqual([
+      'yes',
+      'maybe',
+      'later',
+    ]);
+    const card = screen.getByLabelText(/^Branch branch/);
+    expect(card.querySelectorAll('.react-flow__handle.source')).toHaveLength(3);
+    await user.type(within(inspector).getByLabelText('New label'), 'yes{Enter}');
+    expect(
+      within(inspector).getByText("The label 'yes' is there twice; labels must differ."),
+    ).toBeInTheDocument();
   });
 
   it('deletes, undoes and redoes from the keyboard', async () => {

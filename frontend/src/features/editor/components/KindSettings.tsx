@@ -1,7 +1,158 @@
+import { useState } from 'react';
+import { editLabels, setQuestion } from '../actions/editLabels';
+import { setMask } from '../actions/setMask';
 import type { ProgramNode } from '../model/graph';
+import { baseKey, modelKeys, OutputModels } from '../model/schemas';
+import { useEditorStore } from '../store/editorStore';
+import { CommitField } from './CommitField';
+import styles from './editor.module.css';
 
-/** The settings of the kinds beyond Inputs and Generators (labels, question, mask). */
+/** The settings of a Decision or Branch (question, labels) and of a mask (its fields). */
 export function KindSettings({ node }: { node: ProgramNode }) {
-  void node;
+  const { data } = node;
+  if (data.kind === 'Decision' || data.kind === 'MultiDecision' || data.kind === 'Branch') {
+    return (
+      <LabelSettings
+        nodeId={node.id}
+        question={data.config.question}
+        labels={data.config.labels}
+        held={
+          data.kind === 'Branch'
+            ? data.config.branches.map((b) => (b ? String(b.config.name) : null))
+            : null
+        }
+      />
+    );
+  }
+  if (data.kind === 'InMask' || data.kind === 'OutMask') {
+    return (
+      <MaskSettings nodeId={node.id} keeps={data.kind === 'InMask'} mask={data.config.mask ?? []} />
+    );
+  }
   return null;
+}
+
+function LabelSettings({
+  nodeId,
+  question,
+  labels,
+  held,
+}: {
+  nodeId: string;
+  question: string;
+  labels: string[];
+  held: (string | null)[] | null;
+}) {
+  const attempt = useEditorStore((s) => s.attempt);
+  const [added, setAdded] = useState('');
+  const [refused, setRefused] = useState<string | null>(null);
+  return (
+    <section className={styles.section}>
+      <h3 className={styles.sectionTitle}>Decision</h3>
+      <label className={styles.field}>
+        <span className={styles.fieldLabel}>Question</span>
+        <CommitField
+          label="Question"
+          multiline
+          value={question}
+          onCommit={(text) => attempt(setQuestion, { nodeId, question: text })}
+        />
+      </label>
+      <span className={styles.fieldLabel}>
+        Labels{held ? ' (one output each, top to bottom)' : ''}
+      </span>
+      <ul className={styles.labelList}>
+        {labels.map((label, index) => (
+          <li key={`${index}:${label}`} className={styles.row}>
+            <CommitField
+              label={`Label ${index + 1}`}
+              value={label}
+              onCommit={(text) =>
+                attempt(editLabels, { nodeId, edit: { op: 'rename', index, label: text } })
+              }
+            />
+            {held && (
+              <span className={styles.hint} title="The module this label runs">
+                {held[index] ?? 'passes on'}
+              </span>
+            )}
+            <button
+              type="button"
+              className="btn"
+              aria-label={`Remove label ${label}`}
+              disabled={labels.length <= 2}
+              onClick={() => attempt(editLabels, { nodeId, edit: { op: 'remove', index } })}
+            >
+              ×
+            </button>
+          </li>
+        ))}
+      </ul>
+      <form
+        className={styles.row}
+        onSubmit={(event) => {
+          event.preventDefault();
+          const reason = attempt(editLabels, { nodeId, edit: { op: 'add', label: added } });
+          setRefused(reason);
+          if (reason === null) setAdded('');
+        }}
+      >
+        <input
+          className="input"
+          aria-label="New label"
+          placeholder="New label"
+          value={added}
+          aria-invalid={refused ? true : undefined}
+          onChange={(e) => {
+            setAdded(e.target.value);
+            setRefused(null);
+          }}
+        />
+        <button type="submit" className="btn">
+          Add label
+        </button>
+      </form>
+      {refused && (
+        <p className="field-error" role="alert">
+          {refused}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function MaskSettings({ nodeId, keeps, mask }: { nodeId: string; keeps: boolean; mask: string[] }) {
+  const attempt = useEditorStore((s) => s.attempt);
+  // The fields arriving on the input, as the edges' models give them.
+  const fieldsText = useEditorStore((s) =>
+    JSON.stringify(modelKeys(new OutputModels(s).inputs(nodeId)[0])),
+  );
+  const fields = JSON.parse(fieldsText) as string[];
+  const bases = new Set(mask.map(baseKey));
+  const toggle = (field: string, on: boolean) => {
+    const rest = mask.filter((entry) => baseKey(entry) !== baseKey(field));
+    attempt(setMask, { nodeId, mask: on ? [...rest, field] : rest });
+  };
+  return (
+    <section className={styles.section}>
+      <h3 className={styles.sectionTitle}>{keeps ? 'Fields to keep' : 'Fields to drop'}</h3>
+      {fields.length === 0 && (
+        <p className={styles.hint}>Connect a module: its output fields are listed here.</p>
+      )}
+      {fields.map((field) => (
+        <label key={field} className={styles.check}>
+          <input
+            type="checkbox"
+            checked={bases.has(baseKey(field))}
+            onChange={(e) => toggle(field, e.target.checked)}
+          />
+          <span className="mono">{field}</span>
+        </label>
+      ))}
+      <p className={styles.hint}>
+        A field matches by its base name: <span className="mono">answer</span> also picks{' '}
+        <span className="mono">answers</span> and <span className="mono">answer_1</span>.
+      </p>
+    </section>
+  );
 }
