@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { moduleName } from '../model/graph';
+import route from '../__fixtures__/template_route_then_answer.json';
+import { STARTER_MODELS } from '../model/defaults';
+import { documentToGraph, graphToDocument, moduleName } from '../model/graph';
 import { copySelection, isClipboardPayload, paste } from './clipboard';
 import { apply, makeState, reason } from './testing';
 
@@ -40,5 +42,25 @@ describe('copy and paste', () => {
         payload: { kind: 'studio.editor.clipboard', nodes: [], edges: [] },
       }),
     ).toBe('The clipboard is empty.');
+  });
+
+  it("pastes a Branch with its slots' edges, its held modules and variables renamed", () => {
+    const state = { ...documentToGraph(route), dataModels: structuredClone(STARTER_MODELS) };
+    for (const node of state.nodes) node.selected = node.type !== 'Input';
+    const payload = copySelection(state)!;
+    const next = apply(state, paste, { payload });
+    const [branch, or] = next.nodes.slice(-2);
+    expect(next.edges.filter((e) => e.target === or!.id).map((e) => e.sourceHandle)).toEqual([
+      'out:0',
+      'out:1',
+    ]);
+    expect(branch!.data.kind === 'Branch' && Object.keys(branch!.data.variables)).toEqual([
+      'router_1_decision/state',
+      'account_topic_1/state',
+      'order_topic_1/state',
+    ]);
+    // The copy repeats no name of the original (held modules included).
+    const { document } = graphToDocument({ ...next, edges: next.edges });
+    expect(Object.keys(document.variables)).toHaveLength(6);
   });
 });

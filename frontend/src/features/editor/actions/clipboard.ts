@@ -1,5 +1,13 @@
 import { cloneJson } from '@/lib/json';
-import { makeEdge, moduleName, newId, type ProgramEdge, type ProgramNode } from '../model/graph';
+import {
+  makeEdge,
+  moduleName,
+  newId,
+  OUTPUT_HANDLE,
+  type ProgramEdge,
+  type ProgramNode,
+} from '../model/graph';
+import { heldModuleNames, renamedData } from '../model/rename';
 import { uniqueName } from '../model/defaults';
 import { change, defineAction, refuse } from './types';
 import type { EditorDocumentState } from './types';
@@ -10,7 +18,8 @@ export const CLIPBOARD_KIND = 'studio.editor.clipboard';
 export type ClipboardPayload = {
   kind: typeof CLIPBOARD_KIND;
   nodes: Pick<ProgramNode, 'type' | 'position' | 'data'>[];
-  edges: { source: number; target: number }[];
+  /** `sourceHandle`: the slot an edge leaves a Branch from (absent: a module's one output). */
+  edges: { source: number; target: number; sourceHandle?: string }[];
 };
 
 export function copySelection(state: EditorDocumentState): ClipboardPayload | null {
@@ -27,6 +36,9 @@ export function copySelection(state: EditorDocumentState): ClipboardPayload | nu
       .map((e) => ({
         source: index.get(e.source) as number,
         target: index.get(e.target) as number,
+        ...(e.sourceHandle && e.sourceHandle !== OUTPUT_HANDLE
+          ? { sourceHandle: e.sourceHandle }
+          : {}),
       })),
   };
 }
@@ -47,12 +59,12 @@ export const paste = defineAction<{ payload: ClipboardPayload; offset?: number }
   shortcut: 'Ctrl+V',
   perform: (state, { payload, offset = 40 }) => {
     if (payload.nodes.length === 0) return refuse('The clipboard is empty.');
-    const taken = state.nodes.map(moduleName);
+    const taken = state.nodes.flatMap((n) => [moduleName(n), ...heldModuleNames(n.data)]);
     const pasted: ProgramNode[] = payload.nodes.map((source) => {
-      const data = cloneJson(source.data);
       // `generator_1` pasted becomes `generator_2`, not `generator_1_1`.
-      data.config.name = uniqueName(data.config.name.replace(/_\d+$/, ''), taken);
-      taken.push(data.config.name);
+      const name = uniqueName(source.data.config.name.replace(/_\d+$/, ''), taken);
+      taken.push(name);
+      const data = renamedData(source.data, name, taken);
       return {
         id: newId(data.kind.toLowerCase()),
         type: data.kind,
@@ -64,7 +76,11 @@ export const paste = defineAction<{ payload: ClipboardPayload; offset?: number }
     const edges: ProgramEdge[] = payload.edges
       .filter((e) => pasted[e.source] && pasted[e.target])
       .map((e) =>
-        makeEdge((pasted[e.source] as ProgramNode).id, (pasted[e.target] as ProgramNode).id),
+        makeEdge(
+          (pasted[e.source] as ProgramNode).id,
+          (pasted[e.target] as ProgramNode).id,
+          e.sourceHandle ?? OUTPUT_HANDLE,
+        ),
       );
     return change({
       nodes: [...state.nodes.map((n) => (n.selected ? { ...n, selected: false } : n)), ...pasted],

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { STARTER_MODELS } from '../model/defaults';
-import { graphToDocument, moduleName, type GeneratorNodeData } from '../model/graph';
+import route from '../__fixtures__/template_route_then_answer.json';
+import {
+  documentToGraph,
+  graphToDocument,
+  moduleName,
+  type GeneratorNodeData,
+} from '../model/graph';
 import { apply, makeState, reason } from './testing';
 import { setDataModel, setProgramOutput, updateModule, updateProgram } from './updateModule';
 
@@ -115,5 +121,25 @@ describe('setProgramOutput', () => {
     expect(reason(state, setProgramOutput, { nodeId: state.nodes[2]!.id, output: false })).toBe(
       "'chain_of_thought' feeds no other module, so it is always an output.",
     );
+  });
+});
+
+describe('renaming a module that names its Generators', () => {
+  it("renames a Branch's decision variable with it, and keeps its branches'", () => {
+    const state = { ...documentToGraph(route), dataModels: structuredClone(STARTER_MODELS) };
+    const next = apply(state, updateModule, {
+      nodeId: state.nodes[1]!.id,
+      config: { name: 'triage' },
+    });
+    const { document } = graphToDocument(next);
+    expect(Object.keys(document.variables)).toEqual([
+      'triage_decision/state',
+      'account_topic/state',
+      'order_topic/state',
+    ]);
+    expect(document.program.modules[2]!.inbound).toEqual([
+      { module: 'triage', output: 0 },
+      { module: 'triage', output: 1 },
+    ]);
   });
 });

@@ -2,7 +2,6 @@ import { cloneJson } from '@/lib/json';
 import {
   decisionInstructions,
   defaultInstructions,
-  ownedVariableNames,
   type DecisionConfig,
   type GeneratorConfig,
   type SavedDataModel,
@@ -14,6 +13,7 @@ import {
   type GeneratorNodeData,
   type ProgramNode,
 } from '../model/graph';
+import { renamedData } from '../model/rename';
 import { firstSamplingProblem } from '../model/sampling';
 import { change, defineAction, refuse } from './types';
 
@@ -53,27 +53,13 @@ export const updateModule = defineAction<UpdateModuleArgs>({
     }
     if (variable && !('variable' in node.data))
       return refuse(`A ${node.data.kind} has no variable to edit here.`);
-    const data = cloneJson(node.data);
+    const data = renamedData(node.data, newName);
     Object.assign(data.config, config);
     if ('variable' in data) {
       if (variable) Object.assign(data.variable, cloneJson(variable));
       if (config.instructions !== undefined && variable?.instructions === undefined) {
         data.variable.instructions = config.instructions ?? ownDefaultInstructions(data);
       }
-    }
-    if ('variables' in data && newName !== oldName) {
-      // A Branch's and a SelfCritique's Generators are named after it: their variables follow.
-      const before = ownedVariableNames({
-        ...node.data.envelope,
-        config: node.data.config as never,
-      });
-      const after = ownedVariableNames({ ...data.envelope, config: data.config as never });
-      const renamed: Record<string, VariableJson> = {};
-      for (const [key, value] of Object.entries(data.variables)) {
-        const index = before.indexOf(key);
-        renamed[index === -1 ? key : (after[index] ?? key)] = value;
-      }
-      data.variables = renamed;
     }
     const rename = (names: string[]) => names.map((n) => (n === oldName ? newName : n));
     return change({

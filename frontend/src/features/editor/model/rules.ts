@@ -14,6 +14,7 @@ import {
   type ProgramEdge,
   type ProgramNode,
 } from './graph';
+import { heldModuleNames } from './rename';
 import { SAMPLING_KEYS, SAMPLING_LABELS, samplingProblem } from './sampling';
 import { mergeConflicts, modelKeys, OutputModels, type OutputModel } from './schemas';
 
@@ -114,6 +115,12 @@ export function programProblems(graph: EditorGraph): Problem[] {
     else if (names.has(name))
       problems.push({ nodeId: node.id, message: `Two modules are named '${name}'.` });
     names.set(name, node);
+    // The modules a Branch holds are named in the program too (`iter_modules`).
+    for (const held of heldModuleNames(node.data)) {
+      if (names.has(held))
+        problems.push({ nodeId: node.id, message: `Two modules are named '${held}'.` });
+      names.set(held, node);
+    }
     const kind = node.data.kind;
     if (kind === 'Input' || kind === 'Generator' || kind === 'ChainOfThought') {
       const schema = ownDataModel(node)?.schema;
