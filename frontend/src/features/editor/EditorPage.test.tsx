@@ -87,6 +87,20 @@ describe('EditorPage', () => {
     ).toBeInTheDocument();
   });
 
+  it('adds a self-critique after the Generator and turns its revision on', async () => {
+    const user = userEvent.setup();
+    renderEditor();
+    await user.click(screen.getByRole('button', { name: 'Add Self-critique' }));
+    const inspector = screen.getByRole('complementary', { name: 'Inspector' });
+    await user.click(within(inspector).getByLabelText(/Revise the last input/));
+    const node = useEditorStore.getState().nodes.at(-1)!;
+    expect(node.data.kind === 'SelfCritique' && Object.keys(node.data.variables)).toEqual([
+      'self_critique_critic/state',
+      'self_critique_reviser/state',
+    ]);
+    expect(screen.getByLabelText(/^SelfCritique|^Self-critique self_critique/)).toBeInTheDocument();
+  });
+
   it('deletes, undoes and redoes from the keyboard', async () => {
     const user = userEvent.setup();
     renderEditor();

@@ -79,7 +79,7 @@ describe('editLabels', () => {
         nodeId: withInput.nodes[0]!.id,
         edit: { op: 'add', label: 'x' },
       }),
-    ).toBe('A Input has no labels.');
+    ).toBe('An Input has no labels.');
   });
 
   it("updates a Decision's default instructions, keeps written ones", () => {

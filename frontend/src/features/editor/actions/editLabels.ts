@@ -1,5 +1,5 @@
 import { cloneJson } from '@/lib/json';
-import { decisionInstructions, ownedVariableNames, variableName } from '../model/document';
+import { aKind, decisionInstructions, ownedVariableNames, variableName } from '../model/document';
 import {
   makeEdge,
   slotHandle,
@@ -41,7 +41,7 @@ export const editLabels = defineAction<EditLabelsArgs>({
     if (!node) return refuse('That module no longer exists.');
     const { data } = node;
     if (data.kind !== 'Decision' && data.kind !== 'MultiDecision' && data.kind !== 'Branch')
-      return refuse(`A ${data.kind} has no labels.`);
+      return refuse(`${aKind(data.kind)} has no labels.`);
     const old = data.config.labels;
     const labels = [...old];
     if (edit.op === 'add') labels.push(edit.label);
@@ -96,7 +96,7 @@ export const setQuestion = defineAction<{ nodeId: string; question: string }>({
     if (!node) return refuse('That module no longer exists.');
     const { data } = node;
     if (data.kind !== 'Decision' && data.kind !== 'MultiDecision' && data.kind !== 'Branch')
-      return refuse(`A ${data.kind} asks no question.`);
+      return refuse(`${aKind(data.kind)} asks no question.`);
     if (!question.trim()) return refuse('The question cannot be empty.');
     const next = cloneJson(data);
     next.config.question = question;

@@ -1,3 +1,4 @@
+import { aKind } from '../model/document';
 import { cloneJson } from '@/lib/json';
 import type { ProgramNode } from '../model/graph';
 import { change, defineAction, refuse } from './types';
@@ -11,7 +12,7 @@ export const setMask = defineAction<{ nodeId: string; mask: string[] }>({
     if (!node) return refuse('That module no longer exists.');
     const { data } = node;
     if (data.kind !== 'InMask' && data.kind !== 'OutMask')
-      return refuse(`A ${data.kind} has no mask.`);
+      return refuse(`${aKind(data.kind)} has no mask.`);
     if (mask.some((field) => !field.trim())) return refuse('A masked field needs a name.');
     const next = cloneJson(data);
     next.config.mask = [...new Set(mask)];

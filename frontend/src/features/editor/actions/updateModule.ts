@@ -1,5 +1,6 @@
 import { cloneJson } from '@/lib/json';
 import {
+  aKind,
   decisionInstructions,
   defaultInstructions,
   type DecisionConfig,
@@ -52,7 +53,7 @@ export const updateModule = defineAction<UpdateModuleArgs>({
         return refuse(`An Input has no ${extra[0] ?? 'variable'} setting.`);
     }
     if (variable && !('variable' in node.data))
-      return refuse(`A ${node.data.kind} has no variable to edit here.`);
+      return refuse(`${aKind(node.data.kind)} has no variable to edit here.`);
     const data = renamedData(node.data, newName);
     Object.assign(data.config, config);
     if ('variable' in data) {

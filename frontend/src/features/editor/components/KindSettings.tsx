@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { editLabels, setQuestion } from '../actions/editLabels';
+import { setCritique } from '../actions/setCritique';
 import { setMask } from '../actions/setMask';
+import { updateModule } from '../actions/updateModule';
 import type { ProgramNode } from '../model/graph';
 import { baseKey, modelKeys, OutputModels } from '../model/schemas';
 import { useEditorStore } from '../store/editorStore';
@@ -10,17 +12,38 @@ import styles from './editor.module.css';
 /** The settings of a Decision or Branch (question, labels) and of a mask (its fields). */
 export function KindSettings({ node }: { node: ProgramNode }) {
   const { data } = node;
-  if (data.kind === 'Decision' || data.kind === 'MultiDecision' || data.kind === 'Branch') {
+  if (data.kind === 'SelfCritique') {
+    return (
+      <>
+        <CritiqueSettings
+          nodeId={node.id}
+          revise={data.config.revise}
+          grades={data.config.return_reward}
+        />
+        <ModelSettings nodeId={node.id} model={String(data.config.language_model.config.model)} />
+      </>
+    );
+  }
+  if (data.kind === 'Branch') {
+    return (
+      <>
+        <LabelSettings
+          nodeId={node.id}
+          question={data.config.question}
+          labels={data.config.labels}
+          held={data.config.branches.map((b) => (b ? String(b.config.name) : null))}
+        />
+        <ModelSettings nodeId={node.id} model={String(data.config.language_model.config.model)} />
+      </>
+    );
+  }
+  if (data.kind === 'Decision' || data.kind === 'MultiDecision') {
     return (
       <LabelSettings
         nodeId={node.id}
         question={data.config.question}
         labels={data.config.labels}
-        held={
-          data.kind === 'Branch'
-            ? data.config.branches.map((b) => (b ? String(b.config.name) : null))
-            : null
-        }
+        held={null}
       />
     );
   }
@@ -30,6 +53,68 @@ export function KindSettings({ node }: { node: ProgramNode }) {
     );
   }
   return null;
+}
+
+/** The language model of a module's Generators (a Branch's decision, a critic and reviser). */
+function ModelSettings({ nodeId, model }: { nodeId: string; model: string }) {
+  const attempt = useEditorStore((s) => s.attempt);
+  const current = useEditorStore((s) => s.nodes.find((n) => n.id === nodeId));
+  return (
+    <section className={styles.section}>
+      <h3 className={styles.sectionTitle}>Language model</h3>
+      <label className={styles.field}>
+        <span className={styles.fieldLabel}>Model</span>
+        <CommitField
+          label="Language model"
+          value={model}
+          onCommit={(text) => {
+            const data = current?.data;
+            if (!text.trim()) return 'A model name is needed.';
+            if (!data || !('language_model' in data.config)) return null;
+            const language_model = {
+              ...data.config.language_model,
+              config: { ...data.config.language_model.config, model: text.trim() },
+            };
+            return attempt(updateModule, { nodeId, config: { language_model } });
+          }}
+        />
+        <span className={styles.hint}>A litellm model name, e.g. openai/gpt-4o-mini.</span>
+      </label>
+    </section>
+  );
+}
+
+function CritiqueSettings({
+  nodeId,
+  revise,
+  grades,
+}: {
+  nodeId: string;
+  revise: boolean;
+  grades: boolean;
+}) {
+  const run = useEditorStore((s) => s.run);
+  return (
+    <section className={styles.section}>
+      <h3 className={styles.sectionTitle}>Self-critique</h3>
+      <label className={styles.check}>
+        <input
+          type="checkbox"
+          checked={grades}
+          onChange={(e) => run(setCritique, { nodeId, return_reward: e.target.checked })}
+        />
+        Grade the input too (<span className="mono">reward</span>, 0 to 1)
+      </label>
+      <label className={styles.check}>
+        <input
+          type="checkbox"
+          checked={revise}
+          onChange={(e) => run(setCritique, { nodeId, revise: e.target.checked })}
+        />
+        Revise the last input in the light of the critique
+      </label>
+    </section>
+  );
 }
 
 function LabelSettings({

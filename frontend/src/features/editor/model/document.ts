@@ -389,3 +389,8 @@ export function revisionInstructions(keys: string[]): string {
     `with a JSON containing the following keys: ${pythonJsonDumps(keys)}.`
   );
 }
+
+/** "An Input", "A Branch": a kind with its article, to start a sentence. */
+export function aKind(kind: ModuleKind): string {
+  return /^[AEIOU]/.test(kind) ? `An ${kind}` : `A ${kind}`;
+}
