@@ -109,7 +109,9 @@ def main() -> None:
     documents = {**asyncio.run(build_programs()), **template_documents()}
     for name, document in documents.items():
         (OUT / name).write_text(json.dumps(document, indent=2) + "\n")
-    schemas = {model.__name__: model.model_json_schema() for model in (Query, Answer, Source, Report)}
+    schemas = {
+        model.__name__: model.model_json_schema() for model in (Query, Answer, Source, Report)
+    }
     SCHEMAS_OUT.mkdir(parents=True, exist_ok=True)
     (SCHEMAS_OUT / "schemas.json").write_text(json.dumps(schemas, indent=2) + "\n")
     # What GET /api/catalogue/ answers (it reads the engine's registry; no database needed).
