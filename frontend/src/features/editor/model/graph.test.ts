@@ -118,6 +118,31 @@ describe('document <-> graph', () => {
     ]);
   });
 
+  it('reads and writes each output of an Identity given several inputs as its own wire', () => {
+    const doc = structuredClone(critique);
+    const modules = doc.program.modules;
+    // question, answerer -> Identity "both" -> critic reads both of its outputs.
+    modules.splice(2, 0, {
+      name: 'both',
+      module: {
+        module: 'optimizer_core.modules.identity',
+        class_name: 'Identity',
+        registered_name: 'optimizer_core.modules.identity.Identity',
+        config: { name: 'both', description: null, trainable: true },
+      },
+      inbound: ['question', 'answerer'],
+    });
+    modules[3]!.inbound = [
+      { module: 'both', output: 0 },
+      { module: 'both', output: 1 },
+    ];
+    const graph = documentToGraph(doc);
+    expect(
+      graph.edges.filter((e) => e.source === graph.nodes[2]!.id).map((e) => e.sourceHandle),
+    ).toEqual([slotHandle(0), slotHandle(1)]);
+    expect(graphToDocument(graph).document).toEqual(doc);
+  });
+
   it('keeps positions in a separate layout, by module name', () => {
     const layout = { version: 1 as const, nodes: { generator: { x: 400, y: 20 } } };
     const graph = documentToGraph(qa, layout);
