@@ -97,6 +97,12 @@ class Run(models.Model):
         blank=True,
         help_text="each test row's reward after training, in row order (mean over repeats)",
     )
+    gain = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="after against before on the test rows, paired (significance.comparison): "
+        "stored when the run ends, so that a list shows the verdict without the rows",
+    )
     test_rows_digest = models.CharField(
         max_length=64,
         blank=True,

@@ -77,12 +77,22 @@ def _rewards(values: Any) -> list[float | None] | None:
     return list(values) if isinstance(values, list) and len(values) >= 2 else None
 
 
-def run_gain(run: Run) -> JsonDict | None:
-    """The run's after against its own before, row by row; None until both are stored."""
-    before, after = _rewards(run.before_rewards), _rewards(run.after_rewards)
+def paired_gain(before_rewards: Any, after_rewards: Any) -> JsonDict | None:
+    """After against before, row by row; None unless both hold the same rows (two or more)."""
+    before, after = _rewards(before_rewards), _rewards(after_rewards)
     if before is None or after is None or len(before) != len(after):
         return None
     return comparison(before, after)
+
+
+def run_gain(run: Run) -> JsonDict | None:
+    """The run's after against its own before, row by row; None until both are stored.
+
+    A run that ended stores it (`Run.gain`); one from before that column is computed.
+    """
+    if run.gain is not None:
+        return dict(run.gain)
+    return paired_gain(run.before_rewards, run.after_rewards)
 
 
 def _mean(values: list[float | None]) -> float:

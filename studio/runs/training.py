@@ -54,7 +54,7 @@ from studio.runs.config import (
     needs_embedding_model,
 )
 from studio.runs.models import Run
-from studio.runs.significance import rows_digest
+from studio.runs.significance import paired_gain, rows_digest
 
 logger = logging.getLogger(__name__)
 
@@ -293,6 +293,11 @@ async def train_claimed_run(run_id: int) -> None:
         await _end(run_id, State.FAILED, log, error=f"{type(error).__name__}: {message}")
 
 
+def _before_rewards(run_id: int) -> Any:
+    """The rewards stored before training (this attempt's, or an earlier one's on a resume)."""
+    return Run.objects.filter(pk=run_id).values_list("before_rewards", flat=True).first()
+
+
 async def _end(
     run_id: int, state: str, log: RunEventLogger | None, *, error: str = "", **fields: Any
 ) -> None:
@@ -427,9 +432,11 @@ async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
         after, after_rewards = await _evaluations(program, ctx, log, watcher, phase="after")
     except BudgetExhausted:
         spent = True  # the evaluation needed more than was held back: stored without it
+    before_rewards = await sync_to_async(_before_rewards)(run_id)
     results = {
         "after": after,
         "after_rewards": after_rewards,
+        "gain": jsonable(paired_gain(before_rewards, after_rewards)),
         "trained_document": jsonable(storable_document(program.to_json(), ctx.document)),
     }
     await log.emit("usage", log.usage())

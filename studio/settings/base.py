@@ -162,6 +162,7 @@ SPECTACULAR_SETTINGS = {
         "SplitEnum": "studio.deployments.batch.SPLITS",
         "UsageDaySourceEnum": "studio.deployments.models.DeploymentUsage.Source",
         "PredictionVerdictEnum": "studio.deployments.models.PredictionLog.Verdict",
+        "PairedVerdictEnum": ["significant gain", "significant loss", "no detectable change"],
     },
 }
 

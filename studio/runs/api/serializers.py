@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from django.db.models import QuerySet
 from django.db.models.fields.json import KeyTransform
@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from optimizer_core.saving.params import PARAM_TYPES
+from optimizer_core.stats import Verdict
 from studio.common.fields import JSONField
 from studio.datasets.models import Dataset
 from studio.programs.models import ProgramVersion
@@ -36,6 +37,27 @@ class OwnedPrimaryKeyField(serializers.PrimaryKeyRelatedField):
         return queryset.filter(**{self.owner_path: request.user})
 
 
+class PairedComparisonSerializer(serializers.Serializer[dict[str, Any]]):
+    """Two evaluations of the same test rows, compared row by row (`compare_paired`)."""
+
+    n = serializers.IntegerField(help_text="paired test rows")
+    mean_before = serializers.FloatField(help_text="mean reward of the first evaluation")
+    mean_after = serializers.FloatField(help_text="mean reward of the second evaluation")
+    difference = serializers.FloatField(help_text="mean_after - mean_before")
+    ci_low = serializers.FloatField(help_text="low end of the 95% interval of the difference")
+    ci_high = serializers.FloatField(help_text="high end of the 95% interval of the difference")
+    p_value = serializers.FloatField(help_text="two-sided paired permutation test")
+    min_detectable_difference = serializers.FloatField(
+        help_text="the smallest true change these rows detect 80% of the time (alpha 0.05)"
+    )
+    verdict = serializers.ChoiceField(choices=list(get_args(Verdict)))
+    target = serializers.FloatField(help_text="the gain `rows_needed` is sized for (0.05)")
+    rows_needed = serializers.IntegerField(
+        help_text="about how many rows detect a true change of `target` (at the observed spread)"
+    )
+    sentence = serializers.CharField(help_text="the verdict and its figures in one sentence")
+
+
 class RunSerializer(serializers.ModelSerializer):
     program = serializers.IntegerField(source="program_version.program_id", read_only=True)
     # Names beside the ids, for the runs table (what MLflow shows as params).
@@ -58,6 +80,11 @@ class RunSerializer(serializers.ModelSerializer):
     )
     after = serializers.SerializerMethodField(
         help_text="the evaluation after training, its figures only (rows: GET examples/)"
+    )
+
+    gain = serializers.SerializerMethodField(
+        help_text="after training against before, row by row on the test split, as the run "
+        "stored it when it ended (null before, or without per-row rewards)"
     )
 
     class Meta:
@@ -85,6 +112,7 @@ class RunSerializer(serializers.ModelSerializer):
             "attempts",
             "before",
             "after",
+            "gain",
             "usage",
             "created_at",
             "started_at",
@@ -95,6 +123,11 @@ class RunSerializer(serializers.ModelSerializer):
 
     def get_optimizer(self, run: Run) -> str | None:
         return optimizer_name(run.compile_config)
+
+    @extend_schema_field(PairedComparisonSerializer(allow_null=True))
+    def get_gain(self, run: Run) -> dict[str, Any] | None:
+        # The stored verdict only: a list reads no per-row rewards (`Run.HEAVY_FIELDS`).
+        return dict(run.gain) if run.gain is not None else None
 
     @extend_schema_field(serializers.DictField(allow_null=True))
     def get_before(self, run: Run) -> dict[str, Any] | None:
@@ -193,29 +226,6 @@ class InheritedEpochSerializer(serializers.Serializer):
     logs = serializers.DictField(help_text="the epoch's logs (its checkpoint's)")
 
 
-class PairedComparisonSerializer(serializers.Serializer[dict[str, Any]]):
-    """Two evaluations of the same test rows, compared row by row (`compare_paired`)."""
-
-    n = serializers.IntegerField(help_text="paired test rows")
-    mean_before = serializers.FloatField(help_text="mean reward of the first evaluation")
-    mean_after = serializers.FloatField(help_text="mean reward of the second evaluation")
-    difference = serializers.FloatField(help_text="mean_after - mean_before")
-    ci_low = serializers.FloatField(help_text="low end of the 95% interval of the difference")
-    ci_high = serializers.FloatField(help_text="high end of the 95% interval of the difference")
-    p_value = serializers.FloatField(help_text="two-sided paired permutation test")
-    min_detectable_difference = serializers.FloatField(
-        help_text="the smallest true change these rows detect 80% of the time (alpha 0.05)"
-    )
-    verdict = serializers.ChoiceField(
-        choices=["significant gain", "significant loss", "no detectable change"]
-    )
-    target = serializers.FloatField(help_text="the gain `rows_needed` is sized for (0.05)")
-    rows_needed = serializers.IntegerField(
-        help_text="about how many rows detect a true change of `target` (at the observed spread)"
-    )
-    sentence = serializers.CharField(help_text="the verdict and its figures in one sentence")
-
-
 class RunDetailSerializer(RunSerializer):
     inherited_epochs = serializers.SerializerMethodField(
         help_text="a fork's history: the epochs its ancestors trained before the fork point"
@@ -226,7 +236,7 @@ class RunDetailSerializer(RunSerializer):
     )
 
     class Meta(RunSerializer.Meta):
-        fields = [*RunSerializer.Meta.fields, "trained_document", "inherited_epochs", "gain"]
+        fields = [*RunSerializer.Meta.fields, "trained_document", "inherited_epochs"]
         read_only_fields = fields
 
     @extend_schema_field(InheritedEpochSerializer(many=True))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from studio.runs.models import Run
-from studio.runs.significance import run_gain, versus
+from studio.runs.significance import paired_gain, run_gain, versus
 from tests.studio.runs.factories import COMPILE_CONFIG, make_dataset, make_version
 
 pytestmark = pytest.mark.django_db
@@ -46,6 +46,7 @@ def run(user) -> Run:
         after=_phase(0.6),
         before_rewards=[0.2] * ROWS,
         after_rewards=[0.6] * ROWS,
+        gain=paired_gain([0.2] * ROWS, [0.6] * ROWS),
         usage={"calls": 400, "cost": 0.0},
     )
 
@@ -56,6 +57,7 @@ def test_list_is_at_most_2_kb_a_run_with_100_test_rows(api: Any, run: Run) -> No
     assert len(json.dumps(results[0]).encode()) <= 2048
     assert results[0]["after"]["summary"]["reward"]["mean"] == 0.6
     assert results[0]["usage"]["calls"] == 400
+    assert results[0]["gain"]["verdict"] == "significant gain"  # the verdict, not just means
 
 
 def test_examples_come_a_page_at_a_time(api: Any, run: Run) -> None:

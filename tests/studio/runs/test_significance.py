@@ -111,6 +111,10 @@ def test_the_run_detail_says_significant_gain_when_training_clearly_helps(
     assert 0 < gain["ci_low"] <= gain["difference"] <= gain["ci_high"]
     assert gain["p_value"] < 0.05
     assert gain["sentence"].startswith("significant gain at n=20")
+    # The run stored its verdict when it ended: the runs list shows the same one, and
+    # reads no per-row rewards for it.
+    (listed,) = api.get("/api/runs/").json()["results"]
+    assert listed["gain"] == gain
 
 
 def test_the_run_detail_says_no_detectable_change_and_the_rows_needed(api, user, allow_outgoing):
@@ -128,7 +132,8 @@ def test_the_run_detail_says_no_detectable_change_and_the_rows_needed(api, user,
 
 def test_a_run_without_per_row_rewards_has_no_gain(api, user, scripted_server):
     run = run_on(user, scripted_server, make_dataset(user))
-    Run.objects.filter(pk=run.pk).update(before_rewards=None)  # a run from before they were kept
+    # A run from before they were kept (so it stored no verdict either).
+    Run.objects.filter(pk=run.pk).update(before_rewards=None, gain=None)
 
     assert api.get(f"/api/runs/{run.pk}/").json()["gain"] is None
 

@@ -5,6 +5,7 @@ import { usePrograms } from '@/lib/api/ops/programsList';
 import { useRunsPage, type RunFilters } from '@/lib/api/ops/runsList';
 import { usePageParam } from '@/lib/api/pagination';
 import { Pager } from '@/lib/components/Pager';
+import { signed } from '@/lib/verdict';
 import type { Run } from '@/lib/api/types';
 import { useCatalogue } from './api/catalogue';
 import { filtersFromParams, RUN_STATES, withFilter } from './model/runFilters';
@@ -226,7 +227,14 @@ export default function RunsPage() {
                 <td className="num">{r.epochs}</td>
                 <td className="num">{fmt(r.before)}</td>
                 <td className="num">{fmt(r.after)}</td>
-                <td className="num">{fmt(r.gain)}</td>
+                <td className="num" title={r.gainInterval ?? undefined}>
+                  {r.gain === null ? '—' : signed(r.gain)}
+                  {r.verdict && (
+                    <span className="note" style={{ display: 'block' }}>
+                      {r.verdict} {r.gainInterval}
+                    </span>
+                  )}
+                </td>
                 <td className="num">{r.calls ?? '—'}</td>
                 <td className="num">{r.cost === null ? '—' : `$${r.cost.toFixed(4)}`}</td>
                 <td>{new Date(r.created).toLocaleString()}</td>

@@ -1944,7 +1944,7 @@ export interface components {
              * @description the smallest true change these rows detect 80% of the time (alpha 0.05)
              */
             min_detectable_difference: number;
-            verdict: components["schemas"]["VerdictA06Enum"];
+            verdict: components["schemas"]["PairedVerdictEnum"];
             /**
              * Format: double
              * @description the gain `rows_needed` is sized for (0.05)
@@ -1955,6 +1955,13 @@ export interface components {
             /** @description the verdict and its figures in one sentence */
             sentence: string;
         };
+        /**
+         * @description * `significant gain` - significant gain
+         *     * `significant loss` - significant loss
+         *     * `no detectable change` - no detectable change
+         * @enum {string}
+         */
+        PairedVerdictEnum: "significant gain" | "significant loss" | "no detectable change";
         ParentComparison: {
             parent: string;
             /** @description rows both were scored on */
@@ -2252,6 +2259,8 @@ export interface components {
             readonly after: {
                 [key: string]: unknown;
             } | null;
+            /** @description after training against before, row by row on the test split, as the run stored it when it ended (null before, or without per-row rewards) */
+            readonly gain: components["schemas"]["PairedComparison"] | null;
             /** @description LM calls, tokens, cost, latency, failures */
             readonly usage: unknown;
             /** Format: date-time */
@@ -2310,6 +2319,8 @@ export interface components {
             readonly after: {
                 [key: string]: unknown;
             } | null;
+            /** @description the run after training against its own before, row by row on the test split; null until both evaluations stored their per-row rewards */
+            readonly gain: components["schemas"]["PairedComparison"] | null;
             /** @description LM calls, tokens, cost, latency, failures */
             readonly usage: unknown;
             /** Format: date-time */
@@ -2324,8 +2335,6 @@ export interface components {
             readonly trained_document: unknown;
             /** @description a fork's history: the epochs its ancestors trained before the fork point */
             readonly inherited_epochs: components["schemas"]["InheritedEpoch"][];
-            /** @description the run after training against its own before, row by row on the test split; null until both evaluations stored their per-row rewards */
-            readonly gain: components["schemas"]["PairedComparison"] | null;
         };
         RunEvent: {
             readonly seq: number;
@@ -2744,7 +2753,7 @@ export interface components {
              * @description the smallest true change these rows detect 80% of the time (alpha 0.05)
              */
             min_detectable_difference: number;
-            verdict: components["schemas"]["VerdictA06Enum"];
+            verdict: components["schemas"]["PairedVerdictEnum"];
             /**
              * Format: double
              * @description the gain `rows_needed` is sized for (0.05)
@@ -2767,13 +2776,6 @@ export interface components {
             /** @description the verdict is a significant loss: the gate fails */
             regression: boolean;
         };
-        /**
-         * @description * `significant gain` - significant gain
-         *     * `significant loss` - significant loss
-         *     * `no detectable change` - no detectable change
-         * @enum {string}
-         */
-        VerdictA06Enum: "significant gain" | "significant loss" | "no detectable change";
         VersionCreateRequest: {
             /** @description optimizer_core.Program.to_json() */
             document: unknown;

@@ -25,6 +25,20 @@ describe('runs table rows', () => {
     run(1, {
       before: { summary: { reward: { mean: 0.2, std: 0 } } },
       after: { summary: { reward: { mean: 0.5, std: 0 } } },
+      gain: {
+        n: 100,
+        mean_before: 0.2,
+        mean_after: 0.5,
+        difference: 0.3,
+        ci_low: 0.2,
+        ci_high: 0.4,
+        p_value: 0.001,
+        min_detectable_difference: 0.05,
+        verdict: 'significant gain',
+        target: 0.05,
+        rows_needed: 50,
+        sentence: 'significant gain',
+      },
       usage: { calls: 100, cost: 0.01 },
     }),
     run(2, { state: 'running', current_epoch: 1, usage: { calls: 10 }, optimizer: null }),
@@ -40,9 +54,13 @@ describe('runs table rows', () => {
       before: 0.2,
       after: 0.5,
       gain: 0.3,
+      gainInterval: '[+0.200, +0.400] n = 100',
+      verdict: 'significant gain',
       calls: 100,
       cost: 0.01,
     });
+    // Means that moved but carry no stored verdict claim no gain.
+    expect(runRows(runs)[2]).toMatchObject({ before: 0.4, after: 0.9, gain: null, verdict: null });
     expect(runRows(runs)[1]).toMatchObject({ epochs: '1/2', gain: null, cost: null });
   });
 
@@ -58,8 +76,9 @@ describe('runs table rows', () => {
 
   it('sorts by a figure either way, runs without it last', () => {
     const rows = runRows(runs);
-    expect(sortRows(rows, 'gain', true).map((r) => r.id)).toEqual([3, 1, 2]);
-    expect(sortRows(rows, 'gain', false).map((r) => r.id)).toEqual([1, 3, 2]);
+    expect(sortRows(rows, 'after', true).map((r) => r.id)).toEqual([3, 1, 2]);
+    expect(sortRows(rows, 'after', false).map((r) => r.id)).toEqual([1, 3, 2]);
+    expect(sortRows(rows, 'gain', true).map((r) => r.id)).toEqual([1, 2, 3]);
     expect(sortRows(rows, 'state', false).map((r) => r.state)).toEqual([
       'running',
       'succeeded',

@@ -1,4 +1,5 @@
-import type { Run } from '@/lib/api/types';
+import type { PairedComparison, Run } from '@/lib/api/types';
+import { signed } from '@/lib/verdict';
 
 /** The key figures of a run, for the runs table. */
 export type RunRow = {
@@ -12,7 +13,11 @@ export type RunRow = {
   epochs: string;
   before: number | null;
   after: number | null;
+  /** After minus before on the test rows, paired, as the run stored its verdict. */
   gain: number | null;
+  /** The gain's 95% interval and n, and its verdict, e.g. "[+0.050, +0.200] n = 100". */
+  gainInterval: string | null;
+  verdict: PairedComparison['verdict'] | null;
   calls: number | null;
   cost: number | null;
   created: string;
@@ -41,7 +46,11 @@ export function runRows(runs: Run[]): RunRow[] {
       epochs: `${run.current_epoch}/${fit.epochs ?? '?'}`,
       before,
       after,
-      gain: before !== null && after !== null ? after - before : null,
+      gain: run.gain?.difference ?? null,
+      gainInterval: run.gain
+        ? `[${signed(run.gain.ci_low)}, ${signed(run.gain.ci_high)}] n = ${run.gain.n}`
+        : null,
+      verdict: run.gain?.verdict ?? null,
       calls: typeof usage.calls === 'number' ? usage.calls : null,
       cost: typeof usage.cost === 'number' ? usage.cost : null,
       created: run.created_at,
