@@ -220,6 +220,36 @@ class RunExamplePageSerializer(serializers.Serializer[dict[str, Any]]):
     )
 
 
+def _variable_side(description: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "additionalProperties": {},
+        "nullable": True,
+        "description": description,
+    }
+
+
+#: GET runs/{id}/variables/ (`studio.runs.variables`): ``{name: {before, after}}``. A raw
+#: schema, as a map keyed by the variables' names has no serializer of its own.
+RUN_VARIABLES_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": {
+        "type": "object",
+        "properties": {
+            "before": _variable_side(
+                "its trainable JSON in the document the run started from (a fork's initial "
+                "document, else the program version's): {instructions, examples, ...}; null "
+                "for a variable only the trained program has"
+            ),
+            "after": _variable_side(
+                "its trainable JSON in the trained document; null until training ends"
+            ),
+        },
+        "required": ["before", "after"],
+    },
+}
+
+
 class InheritedEpochSerializer(serializers.Serializer):
     epoch = serializers.IntegerField(help_text="0-based, as in `epoch` events")
     run = serializers.IntegerField(help_text="the ancestor that trained this epoch")

@@ -25,6 +25,7 @@ from studio.providers.models import Provider
 from studio.runs import history, services
 from studio.runs.api.lineage_serializers import LineageSerializer
 from studio.runs.api.serializers import (
+    RUN_VARIABLES_SCHEMA,
     CatalogueSerializer,
     CheckpointSerializer,
     CompareSerializer,
@@ -50,6 +51,7 @@ from studio.runs.optimizer_names import (
 )
 from studio.runs.status import STATUS_IDS_MAX, run_statuses
 from studio.runs.throughput import provider_throughput
+from studio.runs.variables import run_variables
 
 EVENTS_PAGE_DEFAULT = 500
 EVENTS_PAGE_MAX = 5000
@@ -293,6 +295,18 @@ class RunViewSet(
                 "results": rows[start : start + size],
             }
         )
+
+    @extend_schema(
+        operation_id="runs_variables",
+        responses={200: RUN_VARIABLES_SCHEMA},
+        description="Each trainable variable (one per Generator, Decision or branch module) "
+        "as {name: {before, after}}: its trainable fields (instructions, examples) in the "
+        "document the run started from and in the trained one (after: null until training "
+        "ends).",
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def variables(self, request: Request, pk: str | None = None) -> Response:
+        return Response(run_variables(self.get_object()))
 
     @extend_schema(
         operation_id="runs_checkpoints",

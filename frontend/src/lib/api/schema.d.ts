@@ -1101,6 +1101,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/variables/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Each trainable variable (one per Generator, Decision or branch module) as {name: {before, after}}: its trainable fields (instructions, examples) in the document the run started from and in the trained one (after: null until training ends). */
+        get: operations["runs_variables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/compare/": {
         parameters: {
             query?: never;
@@ -6662,6 +6679,57 @@ export interface operations {
             };
             /** @description The request clashes with stored state (in use, already finished). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runs_variables: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this run. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: {
+                            /** @description its trainable JSON in the document the run started from (a fork's initial document, else the program version's): {instructions, examples, ...}; null for a variable only the trained program has */
+                            before: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description its trainable JSON in the trained document; null until training ends */
+                            after: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
