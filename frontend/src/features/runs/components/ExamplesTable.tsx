@@ -1,4 +1,6 @@
+import { Fragment, useState } from 'react';
 import { useRunExamples, type RunExample } from '@/lib/api/ops/runsExamples';
+import { TraceSteps } from '@/lib/components/TraceSteps';
 
 const cell = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 const reward = (v: number | null | undefined) => (typeof v === 'number' ? v.toFixed(2) : '—');
@@ -6,10 +8,19 @@ const reward = (v: number | null | undefined) => (typeof v === 'number' ? v.toFi
 /**
  * The run's test rows after training, each with its reward before and after: the first
  * page, then the next ones on "More" (GET /api/runs/{id}/examples/; the run's row carries
- * figures only). Read once the run has stopped: it stores them at the end.
+ * figures only). Read once the run has stopped: it stores them at the end. Each row's
+ * "Trace" button opens, under it, what each module got and said on that row.
  */
 export function ExamplesTable({ runId, finished }: { runId: number; finished: boolean }) {
   const examples = useRunExamples(runId, finished);
+  const [open, setOpen] = useState<ReadonlySet<number>>(new Set());
+  const toggle = (index: number) =>
+    setOpen((was) => {
+      const now = new Set(was);
+      if (now.has(index)) now.delete(index);
+      else now.add(index);
+      return now;
+    });
   if (!finished) return <p className="note">The test rows come when the run ends.</p>;
   if (examples.isError) return <p className="note">{examples.error.message}</p>;
   if (!examples.data) return <p className="note">Loading the test rows…</p>;
@@ -28,19 +39,45 @@ export function ExamplesTable({ runId, finished }: { runId: number; finished: bo
               <th>Output</th>
               <th className="num">Before</th>
               <th className="num">After</th>
+              <th>Trace</th>
             </tr>
           </thead>
           <tbody>
-            {rows.map((row, index) => (
-              <tr key={index}>
-                <td className="num">{index + 1}</td>
-                <td className="mono">{cell(row.input)}</td>
-                <td className="mono">{cell(row.expected)}</td>
-                <td className="mono">{row.error ? row.error : cell(row.output)}</td>
-                <td className="num">{reward(row.before_reward)}</td>
-                <td className="num">{reward(row.after_reward ?? row.reward)}</td>
-              </tr>
-            ))}
+            {rows.map((row, index) => {
+              const label = `Trace of row ${index + 1}`;
+              const id = `trace-row-${index + 1}`;
+              return (
+                <Fragment key={index}>
+                  <tr>
+                    <td className="num">{index + 1}</td>
+                    <td className="mono">{cell(row.input)}</td>
+                    <td className="mono">{cell(row.expected)}</td>
+                    <td className="mono">{row.error ? row.error : cell(row.output)}</td>
+                    <td className="num">{reward(row.before_reward)}</td>
+                    <td className="num">{reward(row.after_reward ?? row.reward)}</td>
+                    <td>
+                      <button
+                        type="button"
+                        className="btn btn-small"
+                        aria-label={label}
+                        aria-expanded={open.has(index)}
+                        aria-controls={open.has(index) ? id : undefined}
+                        onClick={() => toggle(index)}
+                      >
+                        {open.has(index) ? 'Hide' : 'Trace'}
+                      </button>
+                    </td>
+                  </tr>
+                  {open.has(index) && (
+                    <tr>
+                      <td colSpan={7}>
+                        <TraceSteps trace={row.trace} label={label} id={id} />
+                      </td>
+                    </tr>
+                  )}
+                </Fragment>
+              );
+            })}
           </tbody>
         </table>
       </div>

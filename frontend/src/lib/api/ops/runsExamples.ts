@@ -16,6 +16,9 @@ export type RunExample = {
   /** The row's reward before / after training (means over repeats); null if not stored. */
   before_reward: number | null;
   after_reward: number | null;
+  /** What each module got and said on the row, in call order (`TraceStep.as_json()`s;
+   * `src/lib/trace/trace.ts` reads them); absent on rows stored before traces were. */
+  trace?: unknown;
 };
 
 /** The run page's pages. */
