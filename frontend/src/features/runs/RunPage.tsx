@@ -13,6 +13,7 @@ import { ExamplesTable } from './components/ExamplesTable';
 import { LineageSection } from './components/lineage/LineageSection';
 import { PopulationTable } from './components/PopulationTable';
 import { UsagePanel } from './components/UsagePanel';
+import { TrainedVariables } from './components/TrainedVariables';
 import { VariablesPanel } from './components/VariablesPanel';
 import {
   connectionNote,
@@ -212,6 +213,10 @@ export default function RunPage() {
       <div className="card">
         <h2>Trainable variables</h2>
         <VariablesPanel view={view} />
+      </div>
+      <div className="card">
+        <h2>Each module before and after training</h2>
+        <TrainedVariables runId={runId} finished={serverState !== null && !isActive(serverState)} />
       </div>
       <LineageSection runId={runId} candidates={view.candidates} />
     </section>
