@@ -169,4 +169,39 @@ describe('ComparePage', () => {
       '{"query":"q0"}',
     ]);
   });
+
+  it("opens a row's traces: each run's modules on that input, the branch each took", async () => {
+    const user = userEvent.setup();
+    const routed = (label: string, other: string) => [
+      { module: 'router', inputs: { query: 'Paris' }, outputs: [], taken: [label] },
+      { module: `${label}_expert`, parent: 'router', inputs: { query: 'Paris' }, outputs: {} },
+      { module: `${other}_expert`, parent: 'router', inputs: null, skipped: true },
+    ];
+    const fork = { ...run, id: 5, name: 'fork', example_count: 1 };
+    mockFetch({
+      'GET /api/runs/': [200, noRuns],
+      'GET /api/runs/compare/': [
+        200,
+        { runs: [{ ...run, example_count: 1 }, fork], variables: {} },
+      ],
+      'GET /api/runs/4/examples/': [
+        200,
+        page([{ ...example('Paris', 0, 1), trace: routed('geo', 'math') }]),
+      ],
+      'GET /api/runs/5/examples/': [
+        200,
+        page([{ ...example('Paris', 1, 0), trace: routed('math', 'geo') }]),
+      ],
+    });
+    renderCompare('4,5');
+
+    await user.click(await screen.findByRole('button', { name: 'Traces of row 1' }));
+
+    const first = screen.getByRole('region', { name: 'Trace of #4 capitals on row 1' });
+    const second = screen.getByRole('region', { name: 'Trace of #5 fork on row 1' });
+    expect(within(first).getAllByRole('listitem')[0]).toHaveTextContent('took: geo');
+    expect(within(second).getAllByRole('listitem')[0]).toHaveTextContent('took: math');
+    expect(within(second).getAllByRole('listitem')[2]).toHaveTextContent('geo_expert');
+    expect(within(second).getAllByRole('listitem')[2]).toHaveTextContent('skipped');
+  });
 });

@@ -1,9 +1,10 @@
-import { useMemo, useRef, useState } from 'react';
+import { Fragment, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useEveryRunExamples } from '@/lib/api/ops/runsExamples';
 import { useRuns } from '@/lib/api/ops/runsList';
 import { EChart, type EChartHandle } from '@/lib/charts/EChart';
 import { GainVerdict, VersusVerdict } from '@/lib/components/GainVerdict';
+import { TraceSteps } from '@/lib/components/TraceSteps';
 import { downloadText } from '@/lib/download';
 import { useCompare } from './api/runsCompare';
 import { VariableDiff } from './components/VariableDiff';
@@ -52,6 +53,15 @@ export default function ComparePage() {
   const [figure, setFigure] = useState('reward');
   const [sort, setSort] = useState<ExampleSort>({ by: 'input', desc: false });
   const [filter, setFilter] = useState<ExampleFilter>('all');
+  // The rows whose traces are open, by key (their input): they stay open through a sort.
+  const [traced, setTraced] = useState<ReadonlySet<string>>(new Set());
+  const toggleTrace = (key: string) =>
+    setTraced((was) => {
+      const now = new Set(was);
+      if (now.has(key)) now.delete(key);
+      else now.add(key);
+      return now;
+    });
   const curvesChart = useRef<EChartHandle>(null);
   const barsChart = useRef<EChartHandle>(null);
   const data = compare.data;
@@ -228,35 +238,68 @@ export default function ComparePage() {
                           </button>
                         </th>
                       ))}
+                      <th>Traces</th>
                     </tr>
                   </thead>
                   <tbody>
-                    {rows.map((row) => (
-                      <tr key={row.key} className={row.worse ? 'bad' : ''}>
-                        <td className="mono">{cell(row.input)}</td>
-                        <td className="mono">{cell(row.expected)}</td>
-                        {data.runs.map((r) => {
-                          const result = row.results[r.id];
-                          return (
-                            <td key={r.id} className="mono">
-                              {result ? (
-                                <>
-                                  <b>{result.reward.toFixed(2)}</b>
-                                  {result.before !== null && result.before !== result.after && (
-                                    <span className="note">
-                                      {' '}
-                                      (before: {result.before.toFixed(2)})
-                                    </span>
-                                  )}{' '}
-                                  {cell(result.output)}
-                                </>
-                              ) : (
-                                '—'
-                              )}
+                    {rows.map((row, index) => (
+                      <Fragment key={row.key}>
+                        <tr className={row.worse ? 'bad' : ''}>
+                          <td className="mono">{cell(row.input)}</td>
+                          <td className="mono">{cell(row.expected)}</td>
+                          {data.runs.map((r) => {
+                            const result = row.results[r.id];
+                            return (
+                              <td key={r.id} className="mono">
+                                {result ? (
+                                  <>
+                                    <b>{result.reward.toFixed(2)}</b>
+                                    {result.before !== null && result.before !== result.after && (
+                                      <span className="note">
+                                        {' '}
+                                        (before: {result.before.toFixed(2)})
+                                      </span>
+                                    )}{' '}
+                                    {cell(result.output)}
+                                  </>
+                                ) : (
+                                  '—'
+                                )}
+                              </td>
+                            );
+                          })}
+                          <td>
+                            <button
+                              type="button"
+                              className="btn btn-small"
+                              aria-label={`Traces of row ${index + 1}`}
+                              aria-expanded={traced.has(row.key)}
+                              onClick={() => toggleTrace(row.key)}
+                            >
+                              {traced.has(row.key) ? 'Hide' : 'Traces'}
+                            </button>
+                          </td>
+                        </tr>
+                        {traced.has(row.key) && (
+                          <tr>
+                            <td colSpan={data.runs.length + 3}>
+                              {data.runs.map((r) => (
+                                <div key={r.id}>
+                                  <h4>{runLabel(r)}</h4>
+                                  {row.results[r.id] ? (
+                                    <TraceSteps
+                                      trace={row.results[r.id]?.trace}
+                                      label={`Trace of ${runLabel(r)} on row ${index + 1}`}
+                                    />
+                                  ) : (
+                                    <p className="note">This run did not store this row.</p>
+                                  )}
+                                </div>
+                              ))}
                             </td>
-                          );
-                        })}
-                      </tr>
+                          </tr>
+                        )}
+                      </Fragment>
                     ))}
                   </tbody>
                 </table>

@@ -14,6 +14,8 @@ export type CompareExample = {
   /** The row's reward before / after training (means over repeats); null if not stored. */
   before_reward?: number | null;
   after_reward?: number | null;
+  /** What each module got and said on the row (`TraceStep.as_json()`s). */
+  trace?: unknown;
 };
 export type CompareRun = {
   id: number;
@@ -153,6 +155,8 @@ export type ExampleResult = {
   after: number;
   /** The row's reward before training, when the run stored it. */
   before: number | null;
+  /** What each module got and said on the row (`src/lib/trace/trace.ts` reads it). */
+  trace: unknown;
 };
 
 export type ExampleRow = {
@@ -224,6 +228,7 @@ export function exampleRows(data: CompareData, examples: RunExamples): ExampleRo
         reward: example.reward,
         after: example.after_reward ?? example.reward,
         before: example.before_reward ?? null,
+        trace: example.trace,
       };
     }
   }
