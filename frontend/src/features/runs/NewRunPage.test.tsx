@@ -50,6 +50,10 @@ const ROUTES: Record<string, [number, unknown]> = {
       { id: 6, name: 'draft', status: 'invalid', row_count: 3, test_fraction: 0.25 },
     ]),
   ],
+  'GET /api/datasets/5/versions/': [
+    200,
+    [{ number: 1, parent: null, message: '', row_count: 40, digest: 'a' }],
+  ],
   'GET /api/providers/': [
     200,
     page([
@@ -141,6 +145,7 @@ describe('NewRunPage', () => {
       name: 'first',
       program_version: 11,
       dataset: 5,
+      dataset_version: 1,
       provider: 1,
       compile_config: {
         reward: {
@@ -179,6 +184,36 @@ describe('NewRunPage', () => {
         max_calls: 5,
         cache: true,
       },
+    });
+  });
+
+  it("trains on the dataset's newest version unless another is picked", async () => {
+    const user = userEvent.setup();
+    const calls = mockFetch({
+      ...ROUTES,
+      // Newest first: version 2 added 8 reviewed predictions to the upload's 40 rows.
+      'GET /api/datasets/5/versions/': [
+        200,
+        [
+          { number: 2, parent: 1, message: 'reviewed predictions', row_count: 48, digest: 'b' },
+          { number: 1, parent: null, message: '', row_count: 40, digest: 'a' },
+        ],
+      ],
+      'POST /api/runs/': [201, { id: 9 }],
+    });
+    renderPage();
+    const picker = screen.getByLabelText('Dataset version', { selector: 'select' });
+    await waitFor(() => expect(picker).toHaveDisplayValue('v2 — reviewed predictions (48 rows)'));
+    // The estimate counts the version's rows: a quarter of 48 for testing.
+    expect(await screen.findByTestId('estimate-detectable')).toHaveTextContent('With 12 test rows');
+
+    await user.selectOptions(picker, 'v1 (40 rows)');
+    expect(screen.getByTestId('estimate-detectable')).toHaveTextContent('With 10 test rows');
+    await user.click(screen.getByRole('button', { name: 'Start run' }));
+    expect(await screen.findByText('run page')).toBeInTheDocument();
+    expect(calls.find((c) => c.method === 'POST')?.body).toMatchObject({
+      dataset: 5,
+      dataset_version: 1,
     });
   });
 

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ApiError } from '@/lib/api/errors';
 import { useDatasets } from '@/lib/api/ops/datasetsList';
+import { useDatasetVersions } from '@/lib/api/ops/datasetsVersionsList';
 import { usePrograms } from '@/lib/api/ops/programsList';
 import { useVersion } from '@/lib/api/ops/programsVersionsRetrieve';
 import { useVersions } from '@/lib/api/ops/programsVersionsList';
@@ -39,6 +40,7 @@ import {
 import {
   emptyTarget,
   fieldsOf,
+  pickedDatasetVersion,
   pickedProgram,
   programShape,
   resolveTarget,
@@ -93,6 +95,8 @@ export default function NewRunPage() {
     providers: providers.data ?? [],
   });
   const { versionId, dataset, providerId } = resolved;
+  const datasetVersions = useDatasetVersions(dataset?.id ?? null);
+  const datasetVersion = pickedDatasetVersion(target.datasetVersion, datasetVersions.data ?? []);
   const versionDetail = useVersion(resolved.programId, resolved.versionNumber);
   const shape = programShape(versionDetail.data?.document);
 
@@ -117,7 +121,13 @@ export default function NewRunPage() {
   const metricNames = metrics.map((m) => m.name);
   const earlyParsed = parseEarlyStopping(earlyForm, metricNames, validationSplit);
   const estimate = catalogueQuery.isSuccess
-    ? runEstimate(dataset, shape, optimizer.name, fitParsed)
+    ? runEstimate(
+        // The version trained on holds the rows (an added version has more than the upload).
+        dataset && datasetVersion ? { ...dataset, row_count: datasetVersion.row_count } : dataset,
+        shape,
+        optimizer.name,
+        fitParsed,
+      )
     : null;
 
   const serverProblems = create.error instanceof ApiError ? create.error.problems : [];
@@ -144,6 +154,7 @@ export default function NewRunPage() {
         name: target.name,
         program_version: versionId,
         dataset: dataset.id,
+        ...(datasetVersion ? { dataset_version: datasetVersion.number } : {}),
         provider: providerId,
         compile_config: compileConfig(
           { name: reward.name, params: rewardParsed.values },
@@ -183,6 +194,8 @@ export default function NewRunPage() {
             resolved={resolved}
             programs={programs.data ?? []}
             versions={versions.data ?? []}
+            datasetVersions={datasetVersions.data ?? []}
+            datasetVersion={datasetVersion}
             onChange={(patch) => setTarget({ ...target, ...patch })}
           />
           <Problems problems={bySection('run')} />

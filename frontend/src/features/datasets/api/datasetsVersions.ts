@@ -2,31 +2,21 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { api } from '@/lib/api/client';
 import { unwrap } from '@/lib/api/errors';
 import { datasetsKey } from '@/lib/api/ops/datasetsList';
+import {
+  datasetVersionsKey,
+  useDatasetVersions,
+  type DatasetVersion,
+} from '@/lib/api/ops/datasetsVersionsList';
 import type { components } from '@/lib/api/schema';
 
 type S = components['schemas'];
-export type DatasetVersion = S['DatasetVersion'];
 export type VersionRows = S['VersionRows'];
 export type VersionDiff = S['VersionDiff'];
 export type VersionCreate = S['DatasetVersionCreateRequest'];
 
-export const versionsKey = (id: number) => ['datasets', id, 'versions'] as const;
-
-/** A dataset's versions, newest first, each with its counts, digest and diff counts. */
-export async function fetchVersions(id: number): Promise<DatasetVersion[]> {
-  return unwrap(await api.GET('/api/datasets/{id}/versions/', { params: { path: { id } } }));
-}
-
-/** Polls while version 1's row index (its digest) is being built in the background. */
-export function useVersions(id: number, enabled = true) {
-  return useQuery({
-    queryKey: versionsKey(id),
-    queryFn: () => fetchVersions(id),
-    enabled,
-    refetchInterval: (query) =>
-      query.state.data?.some((version) => version.digest === null) ? 1500 : false,
-  });
-}
+// The versions list lives in lib: the run form picks a version to train on too.
+export type { DatasetVersion };
+export const useVersions = useDatasetVersions;
 
 export type RowsQuery = { split?: 'train' | 'test'; offset: number; limit: number };
 
@@ -45,7 +35,7 @@ export async function fetchVersionRows(
 
 export function useVersionRows(id: number, number: number | null, query: RowsQuery) {
   return useQuery({
-    queryKey: [...versionsKey(id), number ?? 0, 'rows', query],
+    queryKey: [...datasetVersionsKey(id), number ?? 0, 'rows', query],
     queryFn: () => fetchVersionRows(id, number as number, query),
     enabled: number !== null,
     placeholderData: keepPreviousData,
@@ -63,7 +53,7 @@ export async function fetchVersionDiff(id: number, number: number): Promise<Vers
 
 export function useVersionDiff(id: number, number: number | null) {
   return useQuery({
-    queryKey: [...versionsKey(id), number ?? 0, 'diff'],
+    queryKey: [...datasetVersionsKey(id), number ?? 0, 'diff'],
     queryFn: () => fetchVersionDiff(id, number as number),
     enabled: number !== null && number > 1,
   });

@@ -5,6 +5,7 @@ import { parseParams, startingFitForm } from './runConfig';
 import {
   emptyTarget,
   fieldsOf,
+  pickedDatasetVersion,
   programShape,
   resolveTarget,
   runEstimate,
@@ -28,6 +29,18 @@ const providers = [
 const FIT = (catalogue as Catalogue).fit;
 const lists = { programs: [{ id: 4 }, { id: 8 }], versions, datasets, providers };
 
+describe('pickedDatasetVersion', () => {
+  const datasetVersions = [{ number: 3 }, { number: 2 }, { number: 1 }];
+
+  it('is the version picked, else the newest, else none', () => {
+    expect(pickedDatasetVersion(2, datasetVersions)).toEqual({ number: 2 });
+    expect(pickedDatasetVersion(null, datasetVersions)).toEqual({ number: 3 });
+    // A number the dataset no longer lists (another dataset's pick): the newest.
+    expect(pickedDatasetVersion(9, datasetVersions)).toEqual({ number: 3 });
+    expect(pickedDatasetVersion(null, [])).toBeNull();
+  });
+});
+
 describe('resolveTarget', () => {
   it('fills in the newest program and version, a valid dataset, the default language model', () => {
     const resolved = resolveTarget(emptyTarget(), lists);
@@ -43,7 +56,14 @@ describe('resolveTarget', () => {
   });
 
   it('keeps what the user picked', () => {
-    const target = { name: 'x', programId: 8, versionNumber: 1, datasetId: 7, providerId: 1 };
+    const target = {
+      name: 'x',
+      programId: 8,
+      versionNumber: 1,
+      datasetId: 7,
+      datasetVersion: null,
+      providerId: 1,
+    };
     expect(resolveTarget(target, lists)).toMatchObject({
       programId: 8,
       versionId: 10,

@@ -13,11 +13,28 @@ export type RunTarget = {
   programId: number | null;
   versionNumber: number | null;
   datasetId: number | null;
+  /** The dataset version's number; null: the dataset's newest. */
+  datasetVersion: number | null;
   providerId: number | null;
 };
 
 export function emptyTarget(programId: number | null = null): RunTarget {
-  return { name: '', programId, versionNumber: null, datasetId: null, providerId: null };
+  return {
+    name: '',
+    programId,
+    versionNumber: null,
+    datasetId: null,
+    datasetVersion: null,
+    providerId: null,
+  };
+}
+
+/** The dataset version picked (versions come newest first), or the newest; null while none. */
+export function pickedDatasetVersion<V extends { number: number }>(
+  picked: number | null,
+  versions: V[],
+): V | null {
+  return versions.find((v) => v.number === picked) ?? versions[0] ?? null;
 }
 
 export type ResolvedTarget = {

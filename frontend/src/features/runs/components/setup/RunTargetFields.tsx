@@ -1,20 +1,29 @@
+import type { DatasetVersion } from '@/lib/api/ops/datasetsVersionsList';
 import type { Program, ProgramVersionSummary } from '@/lib/api/types';
 import { FormField } from '@/lib/components/FormField';
 import type { ResolvedTarget, RunTarget } from '../../model/runSetup';
 import { ProviderPicker } from './ProviderPicker';
 
-/** What to train: the run's name, the program version, the dataset and the provider. */
+/**
+ * What to train: the run's name, the program version, the dataset and its version (the
+ * newest until one is picked), and the provider.
+ */
 export function RunTargetFields({
   target,
   resolved,
   programs,
   versions,
+  datasetVersions,
+  datasetVersion,
   onChange,
 }: {
   target: RunTarget;
   resolved: ResolvedTarget;
   programs: Program[];
   versions: ProgramVersionSummary[];
+  /** The picked dataset's versions, newest first. */
+  datasetVersions: DatasetVersion[];
+  datasetVersion: DatasetVersion | null;
   onChange: (patch: Partial<RunTarget>) => void;
 }) {
   return (
@@ -78,11 +87,29 @@ export function RunTargetFields({
             {...control}
             className="select"
             value={resolved.dataset?.id ?? ''}
-            onChange={(e) => onChange({ datasetId: Number(e.target.value) })}
+            // Another dataset: its newest version, until one is picked.
+            onChange={(e) => onChange({ datasetId: Number(e.target.value), datasetVersion: null })}
           >
             {resolved.datasets.map((d) => (
               <option key={d.id} value={d.id}>
                 {d.name} ({d.row_count} rows)
+              </option>
+            ))}
+          </select>
+        )}
+      </FormField>
+      <FormField label="Dataset version" id="run-dataset-version">
+        {(control) => (
+          <select
+            {...control}
+            className="select"
+            value={datasetVersion?.number ?? ''}
+            onChange={(e) => onChange({ datasetVersion: Number(e.target.value) })}
+          >
+            {datasetVersions.map((v) => (
+              <option key={v.number} value={v.number}>
+                v{v.number}
+                {v.message ? ` — ${v.message}` : ''} ({v.row_count} rows)
               </option>
             ))}
           </select>
