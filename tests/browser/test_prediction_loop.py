@@ -9,8 +9,8 @@ the prediction log on in the Predictions tab; sends three predictions from "Use 
 in the Predictions tab marks one Right and one Wrong with the bare city typed as its
 correction; adds the reviewed ones to the dataset as a new version; sees that
 version and its diff (two rows added, the correction among them) on the datasets
-page; and starts a run on the dataset from the run form (one epoch), which succeeds
-on the new version. Fails on any console error; screenshots go to
+page; and starts a run on that version from the run form (one epoch), which succeeds
+and records it. Fails on any console error; screenshots go to
 tests/browser/artifacts/.
 
 Run: ``cd frontend && npm run build`` then
@@ -85,6 +85,10 @@ def _csv(countries: list[str]) -> str:
         query = f"What is the capital of {country}?"
         lines.append(f'"{query}",{cities[query]}')
     return "\n".join(lines) + "\n"
+
+
+def _selected(select: Any) -> str:
+    return str(select.evaluate("el => el.options[el.selectedIndex]?.text ?? ''"))
 
 
 def _option_value(select: Any, text: str) -> str:
@@ -208,10 +212,15 @@ def test_review_predictions_into_a_new_dataset_version_and_train_on_it(
     diff.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "dataset-version-diff.png"))
 
-    # A run on the dataset (its newest version), one small epoch, from the run form.
+    # A run on version 2 of the dataset, one small epoch, from the run form.
     page.goto(f"/runs/new?program={seeded['program']}")
     dataset_select = page.get_by_label("Dataset", exact=True)
     dataset_select.select_option(_option_value(dataset_select, f"{DATASET} ("))
+    version_select = page.get_by_label("Dataset version", exact=True)
+    expect(version_select.locator("option")).to_have_count(2)
+    version_select.select_option(_option_value(version_select, "v2"))
+    expect(version_select).to_have_value("2")
+    assert _selected(version_select) == "v2 — Reviewed predictions (8 rows)"
     page.get_by_label("Epochs").fill("1")
     page.get_by_label("Batch size").fill("2")
     page.get_by_label("Evaluations (before / after)").fill("1")
@@ -224,6 +233,6 @@ def test_review_predictions_into_a_new_dataset_version_and_train_on_it(
     assert state.inner_text() == "succeeded", f"run {run_id}: {run.get('error')!r}\n{stack.logs()}"
     page.screenshot(path=str(ARTIFACTS / "run-on-new-version.png"))
     context.close()
-    # The run page does not show the dataset version; the run records it.
+    # The run page does not show the dataset version; the run records the one picked.
     assert run["dataset_version"] == 2, run
     assert console_errors == []
