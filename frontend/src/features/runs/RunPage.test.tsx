@@ -121,6 +121,34 @@ describe('RunPage', () => {
     );
   });
 
+  it('says which dataset version the run trained and tested on', async () => {
+    mockFetch({
+      'GET /api/runs/3/': [
+        200,
+        { ...row('succeeded'), dataset_name: 'capitals', dataset_version: 2 },
+      ],
+    });
+    show([ev(1, 'state', { state: 'succeeded' })]);
+    renderRun();
+    expect(await screen.findByTestId('run-dataset')).toHaveTextContent(
+      'Trained and tested on capitals, version 2.',
+    );
+  });
+
+  it("says a queued run's dataset version is the newest, until the run reads it", async () => {
+    mockFetch({
+      'GET /api/runs/3/': [
+        200,
+        { ...row('queued'), dataset_name: 'capitals', dataset_version: null },
+      ],
+    });
+    show([]);
+    renderRun();
+    expect(await screen.findByTestId('run-dataset')).toHaveTextContent(
+      'Dataset capitals: its newest version, once the run reads it.',
+    );
+  });
+
   it('keeps a wide population inside its card, scrolling', async () => {
     mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
     const id = 'generator/state#candidate-with-a-very-long-identifier-0123456789abcdef';

@@ -141,6 +141,13 @@ export default function RunPage() {
           </>
         )}
       </div>
+      {run.data?.dataset_name && (
+        <p className="note" data-testid="run-dataset">
+          {run.data.dataset_version === null
+            ? `Dataset ${run.data.dataset_name}: its newest version, once the run reads it.`
+            : `Trained and tested on ${run.data.dataset_name}, version ${run.data.dataset_version}.`}
+        </p>
+      )}
       {exporting && (
         <PromptExport source={{ kind: 'run', runId }} onClose={() => setExporting(false)} />
       )}
