@@ -15,7 +15,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from studio.common.lifecycle import JOB_TRANSITIONS, JobState, Lifecycle
+from studio.common.lifecycle import Lifecycle
+from studio.common.models import BackgroundJob, Event
 from studio.deployments.events import BATCH_EVENTS
 
 NAME_MAX_LENGTH = 50
@@ -148,13 +149,9 @@ class DeploymentUsage(models.Model):
         ]
 
 
-class BatchJob(models.Model):
+class BatchJob(BackgroundJob):
     """A deployment's program run over a dataset split in the background."""
 
-    State = JobState
-    # Allowed transitions, as `Run.TRANSITIONS`. Running -> running is a take-over: the
-    # next delivery of a job whose worker stopped beating resumes it.
-    TRANSITIONS = JOB_TRANSITIONS
     #: The only code that changes `state` (claim, transitions, heartbeat).
     lifecycle = Lifecycle("deployments.BatchJob", BATCH_EVENTS, take_over_stale=True)
 
@@ -169,30 +166,15 @@ class BatchJob(models.Model):
     )
     dataset_name = models.CharField(max_length=200, blank=True, default="")
     split = models.CharField(max_length=5, default="all")
-    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
-    error = models.TextField(blank=True, default="")
     total = models.PositiveIntegerField(default=0)
     processed = models.PositiveIntegerField(default=0)
     failures = models.PositiveIntegerField(default=0)
     columns = models.JSONField(default=list, blank=True, help_text="the CSV download's header")
     results = models.FileField(upload_to="batches/", blank=True, help_text="JSON Lines")
-    usage = models.JSONField(default=dict, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
 
-class BatchEvent(models.Model):
+class BatchEvent(Event):
     job = models.ForeignKey(BatchJob, on_delete=models.CASCADE, related_name="events")
-    seq = models.PositiveIntegerField()
-    kind = models.CharField(max_length=40)
-    payload = models.JSONField(default=dict)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["job", "seq"]

@@ -13,7 +13,8 @@ Its states follow `TRANSITIONS`, changed by `Evaluation.lifecycle` only, as a
 from django.conf import settings
 from django.db import models
 
-from studio.common.lifecycle import JOB_TRANSITIONS, JobState, Lifecycle
+from studio.common.lifecycle import Lifecycle
+from studio.common.models import BackgroundJob, Event
 from studio.evaluations.events import EVALUATION_EVENTS
 
 SIDES = ("candidate", "baseline")
@@ -46,13 +47,9 @@ def _side() -> tuple[models.ForeignKey, ...]:
     )
 
 
-class Evaluation(models.Model):
+class Evaluation(BackgroundJob):
     """A paired evaluation of a candidate against a baseline, queued for a worker."""
 
-    State = JobState
-    # Allowed transitions, as `BatchJob.TRANSITIONS`: running -> running is the take-over
-    # of an evaluation whose worker stopped beating (it is evaluated again from the start).
-    TRANSITIONS = JOB_TRANSITIONS
     #: The only code that changes `state` (claim, transitions, heartbeat).
     lifecycle = Lifecycle("evaluations.Evaluation", EVALUATION_EVENTS, take_over_stale=True)
 
@@ -73,28 +70,13 @@ class Evaluation(models.Model):
     )
     split = models.CharField(max_length=5, default="test")
     reward = models.JSONField(default=dict, help_text='{"name": ..., "params": {...}}')
-    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
-    error = models.TextField(blank=True, default="")
     candidate_rewards = models.JSONField(null=True, blank=True, help_text="per row, row order")
     baseline_rewards = models.JSONField(null=True, blank=True, help_text="per row, row order")
     result = models.JSONField(null=True, blank=True)
-    usage = models.JSONField(default=dict, blank=True)
-    attempts = models.PositiveIntegerField(default=0)
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at", "-id"]
 
 
-class EvaluationEvent(models.Model):
+class EvaluationEvent(Event):
     evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="events")
-    seq = models.PositiveIntegerField()
-    kind = models.CharField(max_length=40)
-    payload = models.JSONField(default=dict)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["evaluation", "seq"]

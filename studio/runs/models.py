@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 
 from studio.common.lifecycle import Lifecycle
+from studio.common.models import Event
 from studio.runs.events import RUN_EVENTS
 
 
@@ -141,12 +142,8 @@ class Run(models.Model):
         return self.name or f"run {self.pk}"
 
 
-class RunEvent(models.Model):
+class RunEvent(Event):
     run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="events")
-    seq = models.PositiveIntegerField()
-    kind = models.CharField(max_length=40)
-    payload = models.JSONField(default=dict)
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["run", "seq"]
