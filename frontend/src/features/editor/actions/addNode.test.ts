@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { moduleName, ownDataModel } from '../model/graph';
+import { graphToDocument, moduleName, ownDataModel } from '../model/graph';
 import { nodeRect, type Rect } from '../model/placement';
 import { addNode } from './addNode';
 import { apply, makeState } from './testing';
@@ -56,6 +56,31 @@ describe('addNode', () => {
     // An Input never gets an inbound edge, even when added "after" something.
     state = apply(state, addNode, { kind: 'Input', after: gen.id });
     expect(state.edges).toHaveLength(1);
+  });
+
+  it("wires a module added after a Branch to the first label's output nothing reads yet", () => {
+    let state = apply(makeState(), addNode, { kind: 'Input' });
+    state = apply(state, addNode, { kind: 'Branch', after: state.nodes[0]!.id });
+    const branch = state.nodes[1]!.id;
+    state = apply(state, addNode, { kind: 'Generator', after: branch });
+    state = apply(state, addNode, { kind: 'Generator', after: branch });
+    // Both labels read: a third follows the first label too.
+    state = apply(state, addNode, { kind: 'Generator', after: branch });
+    const [, , first, second, third] = state.nodes.map((n) => n.id);
+    expect(state.edges.filter((e) => e.source === branch)).toMatchObject([
+      { target: first, sourceHandle: 'out:0' },
+      { target: second, sourceHandle: 'out:1' },
+      { target: third, sourceHandle: 'out:0' },
+    ]);
+    // Saved, each Generator reads the label it is drawn from.
+    const { document } = graphToDocument({ ...state, meta: { ...state.meta, name: 'p' } });
+    expect(document.program.modules.map((m) => m.inbound)).toEqual([
+      [],
+      ['input_layer'],
+      [{ module: 'branch', output: 0 }],
+      [{ module: 'branch', output: 1 }],
+      [{ module: 'branch', output: 0 }],
+    ]);
   });
 
   it('places each new module beside the last one, clear of the others', () => {
