@@ -282,6 +282,8 @@ def test_a_branch_program_is_drawn_tried_trained_and_traced(stack: LiveStack, br
 
     # Train it: the run form on the demo dataset and the bundled model, one epoch.
     page.goto(f"/runs/new?program={program_id}")
+    expect(page.get_by_role("button", name="Start run")).to_be_enabled()
+    expect(page.get_by_label("Program", exact=True)).to_have_value(str(program_id))
     assert _selected(page.get_by_label("Program", exact=True)) == PROGRAM
     assert _selected(page.get_by_label("Dataset", exact=True)).startswith(DEMO_DATASET)
     assert "Bundled local model" in _selected(page.get_by_label("Provider", exact=True))
