@@ -19,9 +19,10 @@ user:
   succeeds, and the run page opens one test row's trace ("Trace of row 1": each module's
   name, input and output, and the label the Branch took).
 
-The run makes about 650 to 900 LM calls (100 training rows, 100 test rows before and
-after, two LM modules per row): about 4 minutes at the bundled model's pace on 2 idle
-cores, much longer on a busy machine. Its duration is printed (``-s``).
+The run makes about 650 LM calls (100 training rows, the 100 test rows before and after,
+two LM modules per row, and the candidates' minibatches; the form's estimate says 776 at
+most): 397 s from Start run to succeeded on 2 cores that other test suites shared, the
+whole test 7 to 8 minutes. Its duration is printed (``-s``).
 
 Run: ``cd frontend && npm run build`` then
 ``.venv/bin/pytest tests/browser/test_branch_program.py -m browser -s``.
@@ -62,8 +63,8 @@ QUESTION = (
 )
 MESSAGE = "I was charged twice for my order, please give me my money back."
 PROGRAM = "branch_topics"
-RUN_LIMIT_S = 40 * 60
-"""About 4 minutes alone on 2 cores; 19 minutes were seen with five other test suites on them."""
+RUN_LIMIT_S = 30 * 60
+"""397 s were seen on 2 shared cores; four times that, for a busier machine."""
 TERMINAL = {"succeeded", "failed", "cancelled"}
 
 
@@ -314,7 +315,15 @@ def test_a_branch_program_is_drawn_tried_trained_and_traced(stack: LiveStack, br
         f"{usage.get('calls')} LM calls; whole test {time.monotonic() - test_started:.0f} s"
     )
 
-    # The run page's test rows: row 1's trace lists each module and the label taken.
+    # Row 1 of the test rows kept its trace: the route its Branch took, each module's step.
+    first = context.request.get(f"/api/runs/{run_id}/examples/").json()["results"][0]
+    steps = {step["module"]: step for step in first.get("trace") or []}
+    route = steps.get("branch", {}).get("taken") or []
+    assert len(route) == 1 and route[0] in LABELS, first.get("trace")
+    ran = ("branch", "branch_decision", f"{route[0]}_topic", "or")
+    assert set(ran) <= set(steps), list(steps)
+
+    # The run page's test rows: row 1's trace names each module and the label taken.
     rows = page.get_by_role("table", name="Test rows")
     expect(rows).to_be_visible(timeout=30_000)
     expect(rows.locator("tbody tr").first).to_contain_text("message")
@@ -329,10 +338,9 @@ def test_a_branch_program_is_drawn_tried_trained_and_traced(stack: LiveStack, br
     trace_button.click()
     trace = page.get_by_role("region", name="Trace of row 1")
     expect(trace).to_be_visible()
-    for module in ("branch", "or"):
+    for module in ran:
         expect(trace).to_contain_text(module)
-    expect(trace).to_contain_text(re.compile(r"refund_topic|delivery_topic"))
-    expect(trace).to_contain_text(re.compile(r"refund|delivery"))
+    expect(trace).to_contain_text(f"took: {route[0]}")
     expect(trace).to_contain_text('"topic"')
     context.close()
     assert console_errors == []
