@@ -20,9 +20,9 @@ user:
   name, input and output, and the label the Branch took).
 
 The run makes about 650 LM calls (100 training rows, the 100 test rows before and after,
-two LM modules per row, and the candidates' minibatches; the form's estimate says 776 at
-most): 397 s from Start run to succeeded on 2 cores that other test suites shared, the
-whole test 7 to 8 minutes. Its duration is printed (``-s``).
+two LM modules per row, and the candidates' minibatches): 397 s from Start run to
+succeeded on 2 cores that other test suites shared, the whole test 7 to 8 minutes. Its
+duration is printed (``-s``).
 
 Run: ``cd frontend && npm run build`` then
 ``.venv/bin/pytest tests/browser/test_branch_program.py -m browser -s``.
