@@ -14,7 +14,7 @@ from optimizer_core.rewards.cosine_similarity import CosineSimilarity
 from optimizer_core.rewards.exact_match import ExactMatch
 from optimizer_core.rewards.lm_as_judge import LMAsJudge
 from optimizer_core.rewards.program_as_judge import ProgramAsJudge
-from optimizer_core.rewards.reward import Reward
+from optimizer_core.rewards.reward import Reward, Scored
 from optimizer_core.rewards.reward_wrappers import MeanRewardWrapper, RewardFunctionWrapper
 from optimizer_core.saving.families import Family
 
@@ -26,6 +26,7 @@ __all__ = [
     "ProgramAsJudge",
     "Reward",
     "RewardFunctionWrapper",
+    "Scored",
     "deserialize",
     "get",
     "serialize",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import pydantic
@@ -16,7 +16,53 @@ from optimizer_core.saving.naming import snake_case
 from optimizer_core.saving.params import Param
 from optimizer_core.utils.json_utils import apply_mask, compile_mask_pattern
 
-__all__ = ["Reward", "as_json", "snake_case", "to_number", "validate_mask"]
+__all__ = [
+    "Reward",
+    "Scored",
+    "as_json",
+    "snake_case",
+    "split_feedback",
+    "to_number",
+    "validate_mask",
+]
+
+#: The longest feedback text kept per row (longer text is cut, with an ellipsis).
+MAX_FEEDBACK_CHARS = 2_000
+
+
+class Scored(NamedTuple):
+    """One sample's value and the feedback that came with it (None: none was given)."""
+
+    value: float
+    feedback: str | None = None
+
+
+def split_feedback(result: object, *, what: str) -> Scored:
+    """A scorer's result, ``number`` or ``(number, feedback text)``, checked.
+
+    Args:
+        result: what a reward, a metric or a user function returned.
+        what: who returned it, for the error message (``"reward 'my_reward'"``).
+
+    Raises:
+        RewardError: the number is not a finite number, or the pair's second item
+            is not a string (or None).
+    """
+    if isinstance(result, tuple):
+        if len(result) != 2:
+            raise RewardError(
+                f"{what} returned a tuple of {len(result)} items, "
+                "expected a number or (number, feedback text)"
+            )
+        value, feedback = result
+        if feedback is not None and not isinstance(feedback, str):
+            raise RewardError(
+                f"{what} returned feedback of type {type(feedback).__name__}, expected a string"
+            )
+        if feedback is not None and len(feedback) > MAX_FEEDBACK_CHARS:
+            feedback = feedback[: MAX_FEEDBACK_CHARS - 1] + "…"
+        return Scored(to_number(value, what=what), feedback or None)
+    return Scored(to_number(result, what=what))
 
 
 def as_json(value: Any) -> JsonDict | None:
@@ -175,14 +221,25 @@ class MaskedScorer(abc.ABC):
         Raises:
             RewardError: when `call` returns something that is not a finite number.
         """
+        return (await self.score_with_feedback(y_true, y_pred)).value
+
+    async def score_with_feedback(self, y_true: Any, y_pred: Any) -> Scored:
+        """One sample's value and feedback (see `score`; a ``None`` prediction has none).
+
+        Raises:
+            RewardError: when `call` returns something that is not a finite number,
+                or a pair whose second item is not a string.
+        """
         if y_pred is None:
-            return 0.0
-        value = await self.call(self.prepare(y_true), self.prepare(y_pred))
-        return to_number(value, what=f"{self.kind} {self.name!r}")
+            return Scored(0.0)
+        result = await self.call(self.prepare(y_true), self.prepare(y_pred))
+        return split_feedback(result, what=f"{self.kind} {self.name!r}")
 
     @abc.abstractmethod
-    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float:
-        """Score the masked samples. `y_pred` is never None here.
+    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float | Scored:
+        """Score the masked samples: a number, or ``(number, feedback text)``.
+
+        `y_pred` is never None here.
 
         Args:
             y_true: the masked ground truth, or None when there is none.

@@ -154,13 +154,17 @@ class CodeFunction(ConfigurableFunction):
 
     # The scoring function -------------------------------------------------------------------
 
-    async def __call__(self, y_true: Any, y_pred: Any) -> float:
-        """The row's score: 0.0 when it failed (see `score` for the feedback and the error).
+    async def __call__(self, y_true: Any, y_pred: Any) -> float | tuple[float, str]:
+        """The row's score, with its feedback when the code gave one: ``(score, feedback)``.
+
+        A failed row scores 0.0 (see `score` for the error). A reward or metric
+        wrapper keeps the feedback beside the score (`optimizer_core.rewards.Scored`).
 
         Raises:
             UserCodeError: the code cannot be loaded, or failed on every row of the batch.
         """
-        return (await self.score(y_true, y_pred)).score
+        result = await self.score(y_true, y_pred)
+        return (result.score, result.feedback) if result.feedback else result.score
 
     async def score(self, y_true: Any, y_pred: Any) -> RowResult:
         """Score one row, batched with the calls made at the same time.
