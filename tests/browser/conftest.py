@@ -1,5 +1,8 @@
 """What the browser tests share: the marker, where chromium and the built app are, the
-marks that skip without them, one chromium per module, and the console-error watch."""
+marks that skip without them, one chromium per module, the console-error watch, and the
+two studios the tests start: the demo seeded as `make run` seeds it (`demo_stack`) and
+a bare one beside a scripted model server answering the capitals task
+(`bare_stack`, `capitals_server`)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from optimizer_core.testing.scripted_server import ScriptedServer
+from optimizer_core.testing.students import capitals_task
+from tests.studio.realtime.live_stack import LiveStack
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -33,6 +40,11 @@ BROWSER_MARKS = [
     ),
 ]
 """Each browser test module's ``pytestmark``."""
+
+# What ensure_demo makes (studio/accounts/services.py), as the sign-in page names it.
+DEMO_USER, DEMO_PASSWORD = "demo", "demo-password-change-me"
+DEMO_PROGRAM = "Support ticket topics (demo)"
+DEMO_DATASET = "Support tickets (demo)"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -78,3 +90,62 @@ def watch_console(page: Any) -> list[str]:
     page.on("console", on_console)
     page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
     return errors
+
+
+def selected(select: Any) -> str:
+    """The text of a <select>'s chosen option ('' when none is)."""
+    return str(select.evaluate("el => el.options[el.selectedIndex]?.text ?? ''"))
+
+
+def sign_in(page: Any, username: str = DEMO_USER, password: str = DEMO_PASSWORD) -> None:
+    """Sign in on /login and wait for the programs page."""
+    expect = pytest.importorskip("playwright.sync_api").expect
+    page.goto("/login")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Programs", exact=True)).to_be_visible()
+
+
+def _live_stack(tmp_path_factory: pytest.TempPathFactory) -> LiveStack:
+    return LiveStack(
+        {"STUDIO_FRONTEND_DIST": str(ROOT / "frontend" / "dist")},
+        tmp_path_factory.mktemp("studio"),
+    )
+
+
+@pytest.fixture(scope="module")
+def demo_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
+    """The embedded studio in `make run`'s order: migrate, ensure_demo, then the processes.
+
+    Only the ports and the var directory differ from `make run` (a fresh one, so the LM
+    cache starts empty as on a first start); the settings are the embedded default's.
+    """
+    live = _live_stack(tmp_path_factory)
+    live.migrate()
+    seeded = live.manage("ensure_demo")
+    assert DEMO_PROGRAM in seeded and "valid" in seeded, seeded
+    live.start()
+    try:
+        yield live
+    finally:
+        live.stop()
+
+
+@pytest.fixture(scope="module")
+def bare_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
+    """The embedded studio, migrated, with nobody in it: the test seeds what it needs."""
+    live = _live_stack(tmp_path_factory)
+    with live.running():
+        yield live
+
+
+@pytest.fixture(scope="module")
+def capitals_server() -> Iterator[ScriptedServer]:
+    """A scripted OpenAI-compatible server answering as the capitals task's student."""
+    _, _, student = capitals_task()
+    server = ScriptedServer(student.from_request, latency=0.05).start_in_thread()
+    try:
+        yield server
+    finally:
+        server.stop()

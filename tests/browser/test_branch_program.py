@@ -32,13 +32,19 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from optimizer_core.local_models import bundled_model_missing
-from tests.browser.conftest import BROWSER_MARKS, ROOT, watch_console
+from tests.browser.conftest import (
+    BROWSER_MARKS,
+    DEMO_DATASET,
+    DEMO_PROGRAM,
+    selected,
+    sign_in,
+    watch_console,
+)
 from tests.studio.realtime.live_stack import LiveStack
 
 playwright_api = pytest.importorskip(
@@ -51,10 +57,6 @@ pytestmark = [
     pytest.mark.skipif(bundled_model_missing() is not None, reason=bundled_model_missing() or ""),
 ]
 
-# What ensure_demo makes (studio/accounts/services.py).
-DEMO_USER, DEMO_PASSWORD = "demo", "demo-password-change-me"
-DEMO_PROGRAM = "Support ticket topics (demo)"
-DEMO_DATASET = "Support tickets (demo)"
 SIZES = [{"width": 1280, "height": 800}, {"width": 1920, "height": 1080}]
 VIEW = SIZES[0]
 LABELS = ("refund", "delivery")
@@ -66,32 +68,6 @@ PROGRAM = "branch_topics"
 RUN_LIMIT_S = 30 * 60
 """397 s were seen on 2 shared cores; four times that, for a busier machine."""
 TERMINAL = {"succeeded", "failed", "cancelled"}
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
-    """The embedded studio seeded as `make run` seeds it: migrate, ensure_demo, then start."""
-    live = LiveStack(
-        {"STUDIO_FRONTEND_DIST": str(ROOT / "frontend" / "dist")},
-        tmp_path_factory.mktemp("studio"),
-    )
-    live.migrate()
-    seeded = live.manage("ensure_demo")
-    assert DEMO_PROGRAM in seeded and "valid" in seeded, seeded
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
-
-
-def _sign_in(page: Any) -> None:
-    expect = playwright_api.expect
-    page.goto("/login")
-    page.get_by_label("Username").fill(DEMO_USER)
-    page.get_by_label("Password").fill(DEMO_PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Programs", exact=True)).to_be_visible()
 
 
 def _node(page: Any, kind: str, name: str) -> Any:
@@ -107,10 +83,6 @@ def _commit(field: Any, text: str) -> None:
     """Type into an inspector field and leave it, as its edit is committed on blur."""
     field.fill(text)
     field.press("Tab")
-
-
-def _selected(select: Any) -> str:
-    return str(select.evaluate("el => el.options[el.selectedIndex]?.text ?? ''"))
 
 
 def _overflow(page: Any) -> list[str]:
@@ -147,14 +119,16 @@ def _overflow(page: Any) -> list[str]:
 
 
 @pytest.mark.parametrize("view", SIZES, ids=lambda v: f"{v['width']}x{v['height']}")
-def test_the_editor_fits_the_page(stack: LiveStack, browser: Any, view: dict[str, int]) -> None:
+def test_the_editor_fits_the_page(
+    demo_stack: LiveStack, browser: Any, view: dict[str, int]
+) -> None:
     expect = playwright_api.expect
-    context = browser.new_context(viewport=view, base_url=f"http://127.0.0.1:{stack.port}")
+    context = browser.new_context(viewport=view, base_url=f"http://127.0.0.1:{demo_stack.port}")
     page = context.new_page()
     page.set_default_timeout(20_000)
     console_errors = watch_console(page)
     page.on("dialog", lambda dialog: dialog.accept())
-    _sign_in(page)
+    sign_in(page)
 
     # The demo program: the program's inspector (its long description) with nothing selected.
     page.get_by_role("link", name=DEMO_PROGRAM).click()
@@ -175,15 +149,17 @@ def test_the_editor_fits_the_page(stack: LiveStack, browser: Any, view: dict[str
 
 
 @pytest.mark.timeout(RUN_LIMIT_S + 300)
-def test_a_branch_program_is_drawn_tried_trained_and_traced(stack: LiveStack, browser: Any) -> None:
+def test_a_branch_program_is_drawn_tried_trained_and_traced(
+    demo_stack: LiveStack, browser: Any
+) -> None:
     expect = playwright_api.expect
     test_started = time.monotonic()
-    context = browser.new_context(viewport=VIEW, base_url=f"http://127.0.0.1:{stack.port}")
+    context = browser.new_context(viewport=VIEW, base_url=f"http://127.0.0.1:{demo_stack.port}")
     page = context.new_page()
     page.set_default_timeout(20_000)
     console_errors = watch_console(page)
     page.on("dialog", lambda dialog: dialog.accept())
-    _sign_in(page)
+    sign_in(page)
 
     # The demo program puts the demo dataset's models (SupportMessage, SupportTopic) in the
     # account's library; a new program offers them.
@@ -285,9 +261,9 @@ def test_a_branch_program_is_drawn_tried_trained_and_traced(stack: LiveStack, br
     page.goto(f"/runs/new?program={program_id}")
     expect(page.get_by_role("button", name="Start run")).to_be_enabled()
     expect(page.get_by_label("Program", exact=True)).to_have_value(str(program_id))
-    assert _selected(page.get_by_label("Program", exact=True)) == PROGRAM
-    assert _selected(page.get_by_label("Dataset", exact=True)).startswith(DEMO_DATASET)
-    assert "Bundled local model" in _selected(page.get_by_label("Provider", exact=True))
+    assert selected(page.get_by_label("Program", exact=True)) == PROGRAM
+    assert selected(page.get_by_label("Dataset", exact=True)).startswith(DEMO_DATASET)
+    assert "Bundled local model" in selected(page.get_by_label("Provider", exact=True))
     page.get_by_label("Epochs").fill("1")
     page.get_by_label("Batch size").fill("16")
     page.get_by_label("Evaluations (before / after)").fill("1")
@@ -306,7 +282,7 @@ def test_a_branch_program_is_drawn_tried_trained_and_traced(stack: LiveStack, br
         page.wait_for_timeout(2_000)
     run = context.request.get(f"/api/runs/{run_id}/").json()
     assert state == "succeeded", (
-        f"run {run_id} {state}: {run.get('error')!r}; progress {progress_text!r}\n{stack.logs()}"
+        f"run {run_id} {state}: {run.get('error')!r}; progress {progress_text!r}\n{demo_stack.logs()}"
     )
     ran_s = time.monotonic() - clicked
     usage = run.get("usage") or {}

@@ -24,14 +24,22 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
 import pytest
 
 from optimizer_core.local_models import bundled_model_missing
-from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, ROOT, watch_console
+from tests.browser.conftest import (
+    ARTIFACTS,
+    BROWSER_MARKS,
+    DEMO_DATASET,
+    DEMO_PASSWORD,
+    DEMO_PROGRAM,
+    DEMO_USER,
+    selected,
+    watch_console,
+)
 from tests.studio.realtime.live_stack import LiveStack
 
 playwright_api = pytest.importorskip(
@@ -45,39 +53,10 @@ pytestmark = [
     pytest.mark.skipif(bundled_model_missing() is not None, reason=bundled_model_missing() or ""),
 ]
 
-# What ensure_demo makes (studio/accounts/services.py), as the sign-in page names it.
-DEMO_USER, DEMO_PASSWORD = "demo", "demo-password-change-me"
-DEMO_PROGRAM = "Support ticket topics (demo)"
-DEMO_DATASET = "Support tickets (demo)"
 RUN_LIMIT_S = 8 * 60
 """The demo run takes 2 to 4 minutes on 2 cores (README); twice the top, for a busy machine."""
 VIEW = {"width": 1280, "height": 800}
 TERMINAL = {"succeeded", "failed", "cancelled"}
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
-    """The embedded studio in `make run`'s order: migrate, ensure_demo, then the processes.
-
-    Only the ports and the var directory differ from `make run` (a fresh one, so the LM
-    cache starts empty as on a first start); the settings are the embedded default's.
-    """
-    live = LiveStack(
-        {"STUDIO_FRONTEND_DIST": str(ROOT / "frontend" / "dist")},
-        tmp_path_factory.mktemp("studio"),
-    )
-    live.migrate()
-    seeded = live.manage("ensure_demo")
-    assert DEMO_PROGRAM in seeded and "valid" in seeded, seeded
-    live.start()
-    try:
-        yield live
-    finally:
-        live.stop()
-
-
-def _selected(select: Any) -> str:
-    return str(select.evaluate("el => el.options[el.selectedIndex]?.text ?? ''"))
 
 
 def _seconds(start: str | None, end: str | None) -> float:
@@ -88,10 +67,10 @@ def _seconds(start: str | None, end: str | None) -> float:
 
 
 @pytest.mark.timeout(RUN_LIMIT_S + 240)
-def test_the_demo_run_shows_a_significant_gain(stack: LiveStack, browser: Any) -> None:
+def test_the_demo_run_shows_a_significant_gain(demo_stack: LiveStack, browser: Any) -> None:
     expect = playwright_api.expect
     test_started = time.monotonic()
-    base = f"http://127.0.0.1:{stack.port}"
+    base = f"http://127.0.0.1:{demo_stack.port}"
     ARTIFACTS.mkdir(exist_ok=True)
     context = browser.new_context(viewport=VIEW, base_url=base)
     page = context.new_page()
@@ -119,9 +98,9 @@ def test_the_demo_run_shows_a_significant_gain(stack: LiveStack, browser: Any) -
     expect(page).to_have_url(re.compile(r"/runs/new$"))
     start = page.get_by_role("button", name="Start run")
     expect(start).to_be_enabled()
-    assert _selected(page.get_by_label("Program", exact=True)) == DEMO_PROGRAM
-    assert _selected(page.get_by_label("Dataset", exact=True)).startswith(DEMO_DATASET)
-    assert "Bundled local model" in _selected(page.get_by_label("Provider", exact=True))
+    assert selected(page.get_by_label("Program", exact=True)) == DEMO_PROGRAM
+    assert selected(page.get_by_label("Dataset", exact=True)).startswith(DEMO_DATASET)
+    assert "Bundled local model" in selected(page.get_by_label("Provider", exact=True))
     start.click()
     expect(page).to_have_url(re.compile(r"/runs/\d+$"))
     run_id = int(page.url.rsplit("/", 1)[1])
@@ -139,10 +118,10 @@ def test_the_demo_run_shows_a_significant_gain(stack: LiveStack, browser: Any) -
     run = context.request.get(f"/api/runs/{run_id}/").json()
     assert state in TERMINAL, (
         f"run {run_id} not finished after {RUN_LIMIT_S} s: state {state!r}, "
-        f"progress {progress_text!r}\n{stack.logs()}"
+        f"progress {progress_text!r}\n{demo_stack.logs()}"
     )
     assert state == "succeeded", (
-        f"run {run_id} {state}: {run.get('error')!r}; progress {progress_text!r}\n{stack.logs()}"
+        f"run {run_id} {state}: {run.get('error')!r}; progress {progress_text!r}\n{demo_stack.logs()}"
     )
     seen_done = time.monotonic() - clicked
 
@@ -171,7 +150,7 @@ def test_the_demo_run_shows_a_significant_gain(stack: LiveStack, browser: Any) -
         f"\n  LM calls {usage.get('calls')}, in flight at most {usage.get('max_in_flight')}, "
         f"mean queueing {usage.get('mean_queue_ms', 0):.0f} ms and provider time "
         f"{usage.get('mean_provider_ms', 0):.0f} ms per call"
-        f"\n  whole test so far (stack started before it): {time.monotonic() - test_started:.0f} s"
+        f"\n  whole test so far (demo_stack started before it): {time.monotonic() - test_started:.0f} s"
     )
     context.close()
     assert gain["n"] == 100, gain

@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from optimizer_core.testing.scripted_server import ScriptedServer
-from optimizer_core.testing.students import capitals_task
-from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, ROOT, launch_chromium, watch_console
+from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, launch_chromium, watch_console
 from tests.studio.realtime.live_stack import LiveStack
 
 USERNAME, PASSWORD = "deployer", "a long enough passphrase"
@@ -48,33 +46,13 @@ print(json.dumps({{"untrained": untrained.pk, "trained": trained.pk}}))
 """
 
 
-@pytest.fixture(scope="module")
-def model_server() -> Iterator[ScriptedServer]:
-    _, _, student = capitals_task()
-    server = ScriptedServer(student.from_request, latency=0.05).start_in_thread()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
-    live = LiveStack(
-        {"STUDIO_FRONTEND_DIST": str(ROOT / "frontend" / "dist")},
-        tmp_path_factory.mktemp("studio"),
-    )
-    with live.running():
-        yield live
-
-
 def test_deploy_a_run_see_the_snippet_and_switch_to_another_run(
-    stack: LiveStack, model_server: ScriptedServer
+    bare_stack: LiveStack, capitals_server: ScriptedServer
 ) -> None:
     expect = playwright_api.expect
-    code = SEED.format(username=USERNAME, password=PASSWORD, base_url=model_server.base_url)
-    runs = json.loads(stack.manage("shell", "-c", code).strip().splitlines()[-1])
-    base = f"http://127.0.0.1:{stack.port}"
+    code = SEED.format(username=USERNAME, password=PASSWORD, base_url=capitals_server.base_url)
+    runs = json.loads(bare_stack.manage("shell", "-c", code).strip().splitlines()[-1])
+    base = f"http://127.0.0.1:{bare_stack.port}"
     ARTIFACTS.mkdir(exist_ok=True)
     with playwright_api.sync_playwright() as pw:
         browser = launch_chromium(pw)

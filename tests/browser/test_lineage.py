@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 
-from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, ROOT, launch_chromium, watch_console
+from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, launch_chromium, watch_console
 from tests.studio.realtime.live_stack import LiveStack
 
 USERNAME, PASSWORD = "breeder", "a long enough passphrase"
@@ -43,26 +42,18 @@ print(json.dumps({{"run": run.pk, "variable": name, "best": state["current_candi
 """
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
-    live = LiveStack(
-        {"STUDIO_FRONTEND_DIST": str(ROOT / "frontend" / "dist")},
-        tmp_path_factory.mktemp("studio"),
-    )
-    with live.running():
-        yield live
-
-
-def test_the_lineage_of_an_omega_run_shows_crossovers_and_a_nodes_diff(stack: LiveStack) -> None:
+def test_the_lineage_of_an_omega_run_shows_crossovers_and_a_nodes_diff(
+    bare_stack: LiveStack,
+) -> None:
     expect = playwright_api.expect
     code = SEED.format(username=USERNAME, password=PASSWORD)
-    seeded = json.loads(stack.manage("shell", "-c", code).strip().splitlines()[-1])
+    seeded = json.loads(bare_stack.manage("shell", "-c", code).strip().splitlines()[-1])
     best = "#" + seeded["best"].rpartition("#")[2]
     ARTIFACTS.mkdir(exist_ok=True)
     with playwright_api.sync_playwright() as pw:
         browser = launch_chromium(pw)
         page = browser.new_page(
-            viewport={"width": 1280, "height": 800}, base_url=f"http://127.0.0.1:{stack.port}"
+            viewport={"width": 1280, "height": 800}, base_url=f"http://127.0.0.1:{bare_stack.port}"
         )
         page.set_default_timeout(20_000)
 

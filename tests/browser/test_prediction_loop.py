@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ import pytest
 
 from optimizer_core.testing.scripted_server import ScriptedServer
 from optimizer_core.testing.students import capitals_task
-from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, ROOT, watch_console
+from tests.browser.conftest import ARTIFACTS, BROWSER_MARKS, selected, watch_console
 from tests.studio.realtime.live_stack import LiveStack
 
 USERNAME, PASSWORD = "reviewer", "a long enough passphrase"
@@ -57,26 +56,6 @@ print(json.dumps({{"run": run.pk, "program": run.program_version.program_id}}))
 """
 
 
-@pytest.fixture(scope="module")
-def model_server() -> Iterator[ScriptedServer]:
-    _, _, student = capitals_task()
-    server = ScriptedServer(student.from_request, latency=0.05).start_in_thread()
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveStack]:
-    live = LiveStack(
-        {"STUDIO_FRONTEND_DIST": str(ROOT / "frontend" / "dist")},
-        tmp_path_factory.mktemp("studio"),
-    )
-    with live.running():
-        yield live
-
-
 def _csv(countries: list[str]) -> str:
     questions, answers, _ = capitals_task()
     cities = {q["query"]: a["answer"] for q, a in zip(questions, answers, strict=True)}
@@ -87,10 +66,6 @@ def _csv(countries: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _selected(select: Any) -> str:
-    return str(select.evaluate("el => el.options[el.selectedIndex]?.text ?? ''"))
-
-
 def _option_value(select: Any, text: str) -> str:
     """The value of `select`'s option whose text starts with `text`."""
     option = select.locator("option", has_text=re.compile("^" + re.escape(text)))
@@ -99,12 +74,12 @@ def _option_value(select: Any, text: str) -> str:
 
 @pytest.mark.timeout(600)
 def test_review_predictions_into_a_new_dataset_version_and_train_on_it(
-    stack: LiveStack, model_server: ScriptedServer, browser: Any, tmp_path: Path
+    bare_stack: LiveStack, capitals_server: ScriptedServer, browser: Any, tmp_path: Path
 ) -> None:
     expect = playwright_api.expect
-    code = SEED.format(username=USERNAME, password=PASSWORD, base_url=model_server.base_url)
-    seeded = json.loads(stack.manage("shell", "-c", code).strip().splitlines()[-1])
-    base = f"http://127.0.0.1:{stack.port}"
+    code = SEED.format(username=USERNAME, password=PASSWORD, base_url=capitals_server.base_url)
+    seeded = json.loads(bare_stack.manage("shell", "-c", code).strip().splitlines()[-1])
+    base = f"http://127.0.0.1:{bare_stack.port}"
     ARTIFACTS.mkdir(exist_ok=True)
     context = browser.new_context(viewport=VIEW, base_url=base)
     page = context.new_page()
@@ -220,7 +195,7 @@ def test_review_predictions_into_a_new_dataset_version_and_train_on_it(
     expect(version_select.locator("option")).to_have_count(2)
     version_select.select_option(_option_value(version_select, "v2"))
     expect(version_select).to_have_value("2")
-    assert _selected(version_select) == "v2 — Reviewed predictions (8 rows)"
+    assert selected(version_select) == "v2 — Reviewed predictions (8 rows)"
     page.get_by_label("Epochs").fill("1")
     page.get_by_label("Batch size").fill("2")
     page.get_by_label("Evaluations (before / after)").fill("1")
@@ -230,7 +205,9 @@ def test_review_predictions_into_a_new_dataset_version_and_train_on_it(
     state = page.get_by_test_id("run-state")
     expect(state).to_have_text(re.compile("^(succeeded|failed|cancelled)$"), timeout=180_000)
     run = context.request.get(f"/api/runs/{run_id}/").json()
-    assert state.inner_text() == "succeeded", f"run {run_id}: {run.get('error')!r}\n{stack.logs()}"
+    assert state.inner_text() == "succeeded", (
+        f"run {run_id}: {run.get('error')!r}\n{bare_stack.logs()}"
+    )
     expect(page.get_by_test_id("run-dataset")).to_have_text(
         f"Trained and tested on {DATASET}, version 2."
     )
