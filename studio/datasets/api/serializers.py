@@ -34,6 +34,11 @@ class DatasetSerializer(serializers.ModelSerializer[Dataset]):
         read_only=True, default=1, help_text="the number of the dataset's newest version"
     )
 
+    latest_row_count = serializers.SerializerMethodField(
+        help_text="the rows of the dataset's newest version (what a run trains on unless it "
+        "picks a version); row_count is the upload's"
+    )
+
     class Meta:
         model = Dataset
         fields = [
@@ -61,11 +66,19 @@ class DatasetSerializer(serializers.ModelSerializer[Dataset]):
             "created_at",
             "validated_at",
             "latest_version",
+            "latest_row_count",
         ]
         read_only_fields = fields
 
     def get_errors_truncated(self, dataset: Dataset) -> bool:
         return dataset.error_count > len(dataset.errors)
+
+    def get_latest_row_count(self, dataset: Dataset) -> int:
+        annotated = getattr(dataset, "latest_row_count", None)  # the views' queryset
+        if annotated is not None:
+            return int(annotated)
+        newest = dataset.versions.order_by("-number").values_list("row_count", flat=True).first()
+        return dataset.row_count if newest is None else newest
 
 
 class DatasetSummarySerializer(DatasetSerializer):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Max, QuerySet, Value
+from django.db.models import F, Max, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -76,7 +76,17 @@ class DatasetViewSet(
             return Dataset.objects.none()
         return (
             Dataset.objects.filter(owner=self.request.user)
-            .annotate(latest_version=Coalesce(Max("versions__number"), Value(1)))
+            .annotate(
+                latest_version=Coalesce(Max("versions__number"), Value(1)),
+                latest_row_count=Coalesce(
+                    Subquery(
+                        DatasetVersion.objects.filter(dataset=OuterRef("pk"))
+                        .order_by("-number")
+                        .values("row_count")[:1]
+                    ),
+                    F("row_count"),
+                ),
+            )
             .order_by("-created_at", "-pk")
         )
 

@@ -105,7 +105,12 @@ def test_a_new_version_adds_removes_and_edits_and_leaves_its_parent_as_it_was(ap
     (removed,) = diff["rows"]["removed"]
     assert removed["previous_input"] == {"query": "q4"} and removed["input"] is None
     assert [r["input"]["query"] for r in diff["rows"]["added"]] == ["new test", "new train"]
-    assert api.get(f"/api/datasets/{dataset.pk}/").json()["latest_version"] == 2
+    detail = api.get(f"/api/datasets/{dataset.pk}/").json()
+    assert detail["latest_version"] == 2
+    # 20 uploaded, 2 added, 1 removed: the list and the detail count the newest version's rows.
+    assert (detail["row_count"], detail["latest_row_count"]) == (20, 21)
+    (listed,) = api.get("/api/datasets/").json()["results"]
+    assert (listed["row_count"], listed["latest_row_count"]) == (20, 21)
 
 
 def test_versions_build_on_versions_and_on_any_parent(api, dataset):

@@ -49,7 +49,7 @@ export default function DatasetsPage() {
                     <td>
                       <span className={`badge badge-${d.status}`}>{d.status}</span>
                     </td>
-                    <td className="num">{d.row_count}</td>
+                    <td className="num">{d.latest_row_count}</td>
                     <td className="num">{d.error_count}</td>
                   </tr>
                 ))}

@@ -1370,6 +1370,8 @@ export interface components {
              * @default 1
              */
             readonly latest_version: number;
+            /** @description the rows of the dataset's newest version (what a run trains on unless it picks a version); row_count is the upload's */
+            readonly latest_row_count: number;
         };
         DatasetCatalogueEntry: {
             name: string;
@@ -1424,6 +1426,8 @@ export interface components {
              * @default 1
              */
             readonly latest_version: number;
+            /** @description the rows of the dataset's newest version (what a run trains on unless it picks a version); row_count is the upload's */
+            readonly latest_row_count: number;
         };
         DatasetUpdateRequest: {
             name?: string;

@@ -104,7 +104,7 @@ export function BatchTab({ name }: { name: string }) {
               <option value="">Choose a valid dataset</option>
               {valid.map((d) => (
                 <option key={d.id} value={d.id}>
-                  {d.name} ({d.row_count} rows)
+                  {d.name} ({d.latest_row_count} rows)
                 </option>
               ))}
             </select>

@@ -92,7 +92,7 @@ export function RunTargetFields({
           >
             {resolved.datasets.map((d) => (
               <option key={d.id} value={d.id}>
-                {d.name} ({d.row_count} rows)
+                {d.name} ({d.latest_row_count} rows)
               </option>
             ))}
           </select>
