@@ -107,6 +107,34 @@ def sign_in(page: Any, username: str = DEMO_USER, password: str = DEMO_PASSWORD)
     expect(page.get_by_role("heading", name="Programs", exact=True)).to_be_visible()
 
 
+# Runs in a stack's environment (manage.py shell): a new version of the demo dataset with the
+# first `rows` rows of each split; prints its number and its train and test counts.
+_SMALLER_DEMO = """
+from studio.datasets import versions
+from studio.datasets.models import Dataset
+dataset = Dataset.objects.get(name={dataset!r})
+rows = list(versions.iter_rows(versions.latest_version(dataset)))
+by_split = {{split: [r.row_id for r in rows if r.split == split] for split in ("train", "test")}}
+keep = {{row_id for ids in by_split.values() for row_id in ids[:{rows}]}}
+version = versions.create_version(
+    dataset, remove=[r.row_id for r in rows if r.row_id not in keep], message="fewer rows"
+)
+print(version.number, version.train_count, version.test_count)
+"""
+
+
+def smaller_demo_version(stack: LiveStack, rows: int) -> int:
+    """Make a version of the demo dataset with `rows` training and `rows` test rows.
+
+    A run on the bundled model costs its rows' calls: a browser test that shows that a
+    run trains needs a few dozen rows, not the demo's 200. Returns the version's number.
+    """
+    printed = stack.manage("shell", "-c", _SMALLER_DEMO.format(dataset=DEMO_DATASET, rows=rows))
+    number, train, test = printed.split()[-3:]
+    assert (int(train), int(test)) == (rows, rows), printed
+    return int(number)
+
+
 def _live_stack(tmp_path_factory: pytest.TempPathFactory) -> LiveStack:
     return LiveStack(
         {"STUDIO_FRONTEND_DIST": str(ROOT / "frontend" / "dist")},

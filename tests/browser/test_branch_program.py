@@ -45,6 +45,7 @@ from tests.browser.conftest import (
     DEMO_PROGRAM,
     selected,
     sign_in,
+    smaller_demo_version,
     watch_console,
 )
 from tests.studio.realtime.live_stack import LiveStack
@@ -70,20 +71,6 @@ PROGRAM = "branch_topics"
 KEPT_ROWS = 24
 """Training and test rows kept of each split of the demo's 100 + 100: the run's calls are
 what show that every module trains, and 48 rows show it as well as 200, four times faster."""
-# Runs in the stack's environment (manage.py shell): version 2 of the demo dataset with the
-# first `rows` rows of each split; prints its number and its train and test counts.
-SMALLER = """
-from studio.datasets import versions
-from studio.datasets.models import Dataset
-dataset = Dataset.objects.get(name={dataset!r})
-rows = list(versions.iter_rows(versions.latest_version(dataset)))
-by_split = {{split: [r.row_id for r in rows if r.split == split] for split in ("train", "test")}}
-keep = {{row_id for ids in by_split.values() for row_id in ids[:{rows}]}}
-version = versions.create_version(
-    dataset, remove=[r.row_id for r in rows if r.row_id not in keep], message="fewer rows"
-)
-print(version.number, version.train_count, version.test_count)
-"""
 RUN_LIMIT_S = 15 * 60
 """273 s were seen on 2 heavily loaded cores; three times that, for a busier machine."""
 TERMINAL = {"succeeded", "failed", "cancelled"}
@@ -277,8 +264,7 @@ def test_a_branch_program_is_drawn_tried_trained_and_traced(
         expect(_node(page, kind, name)).to_have_attribute("data-try", "ok")
 
     # Train it: the run form on a smaller version of the demo dataset and the bundled model.
-    kept = demo_stack.manage("shell", "-c", SMALLER.format(dataset=DEMO_DATASET, rows=KEPT_ROWS))
-    assert kept.split()[-3:] == ["2", str(KEPT_ROWS), str(KEPT_ROWS)], kept
+    assert smaller_demo_version(demo_stack, KEPT_ROWS) == 2
     page.goto(f"/runs/new?program={program_id}")
     expect(page.get_by_role("button", name="Start run")).to_be_enabled()
     expect(page.get_by_label("Program", exact=True)).to_have_value(str(program_id))
