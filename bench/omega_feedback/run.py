@@ -1,6 +1,7 @@
 """OMEGA on the bundled model with the reward's feedback in its mutation prompt, and without.
 
-The studio's demo task (support-ticket topics) is trained twice with OMEGA on the
+The studio's demo task (support-ticket topics; ``--task banking77`` for bench/omega_local's
+five BANKING77 intents, from ``../shared/data``) is trained twice with OMEGA on the
 bundled SmolLM2-135M, the same seed and the same rows: once with ``use_feedback=True``
 (the default: the worst rows of the mutation prompt carry ExactMatch's feedback,
 ``topic: expected 'billing', got 'shipping'``, and their reward) and once with
@@ -17,6 +18,8 @@ from other work falls on both alike. Writes ``bench/results/omega_feedback.json`
 
     .venv/bin/python bench/omega_feedback/run.py --quick   # 24 training, 20 test rows
     .venv/bin/python bench/omega_feedback/run.py           # 100 training, 100 test rows
+    .venv/bin/python bench/omega_feedback/run.py --task banking77 \
+        --output bench/results/omega_feedback.banking77.json
 
 A benchmark reports, it does not judge: exit 0 whatever the figures.
 """
@@ -41,7 +44,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.common.tables import column_widths, table_line, table_rule  # noqa: E402
-from bench.omega_local.run import _reward, _s, demo_task, measure  # noqa: E402
+from bench.omega_local.run import (  # noqa: E402
+    DATA,
+    _reward,
+    _s,
+    banking_task,
+    demo_task,
+    measure,
+)
 
 DEFAULT_OUTPUT = ROOT / "bench" / "results" / "omega_feedback.json"
 SETTINGS = {"with feedback": True, "without feedback": False}
@@ -97,6 +107,13 @@ def table(runs: dict[str, dict[str, Any]], compared: dict[str, Any]) -> list[str
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--task",
+        default="demo",
+        choices=["demo", "banking77"],
+        help="the studio's demo (default) or five BANKING77 intents (bench/omega_local's)",
+    )
+    parser.add_argument("--data-dir", type=Path, default=DATA, help="where banking77/ is")
     parser.add_argument("--quick", action="store_true", help="24 training, 20 test rows")
     parser.add_argument("--train", type=int, default=None, help="training rows (default 100)")
     parser.add_argument("--test", type=int, default=None, help="test rows (default 100)")
@@ -119,7 +136,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     missing = bundled_model_missing()
     if missing:
         raise SystemExit(f"the bundled model is missing: {missing}")
-    task = demo_task(args.train, args.test)
+    if args.task == "demo":
+        task = demo_task(args.train, args.test)
+    else:
+        found = banking_task(args.data_dir, args.train, args.test)
+        if isinstance(found, str):
+            raise SystemExit(found)
+        task = found
     runs: list[dict[str, Any]] = []
     tables: dict[str, list[str]] = {}
     comparisons: list[dict[str, Any]] = []
@@ -143,14 +166,15 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             compared["repeat"] = repeat
             comparisons.append(compared)
             lines = table({label: pair[label] for label in SETTINGS}, compared)
-            tables[f"demo #{repeat + 1}"] = lines
-            print(f"\ndemo, run {repeat + 1} (order: {', '.join(order)})")
+            tables[f"{task.name} #{repeat + 1}"] = lines
+            print(f"\n{task.name}, run {repeat + 1} (order: {', '.join(order)})")
             print("\n".join(lines) + "\n", flush=True)
     return {
         "benchmark": "omega_feedback",
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": " ".join(["python bench/omega_feedback/run.py", *sys.argv[1:]]),
         "settings": {
+            "task": task.name,
             "train": args.train,
             "test": args.test,
             "epochs": args.epochs,
