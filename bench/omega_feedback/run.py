@@ -4,7 +4,7 @@ The studio's demo task (support-ticket topics; ``--task banking77`` for bench/om
 five BANKING77 intents, from ``../shared/data``) is trained twice with OMEGA on the
 bundled SmolLM2-135M, the same seed and the same rows: once with ``use_feedback=True``
 (the default: the worst rows of the mutation prompt carry ExactMatch's feedback,
-``topic: expected 'billing', got 'shipping'``, and their reward) and once with
+``topic: expected '<the topic>', got '<the answer>'``, and their reward) and once with
 ``use_feedback=False`` (the prompt as it was before feedback existed). Everything
 else is bench/omega_local's run, reused from there: the program, the run form's
 quick start (2 epochs, batch 8, ``validate_start=True``), the test rows at
