@@ -27,6 +27,8 @@ from optimizer_core.optimizers.omega_prompts import (
     MIN_TEXT_CAP,
     CrossoverInputs,
     MutationInputs,
+    ReviewedCrossoverInputs,
+    ReviewedMutationInputs,
     capped_answer,
     compact_crossover_instructions,
     compact_inputs,
@@ -454,9 +456,10 @@ class OMEGA(RandomFewShot):
                 "worst_predictions": worst,
             }
             if operation == "crossover":
-                inputs = CrossoverInputs(**fields, other_variable=other)
+                crossover = ReviewedCrossoverInputs if self.use_feedback else CrossoverInputs
+                inputs = crossover(**fields, other_variable=other)
             else:
-                inputs = MutationInputs(**fields)
+                inputs = (ReviewedMutationInputs if self.use_feedback else MutationInputs)(**fields)
         # The optimizer's own calls must not land in a training trace.
         token = TRACE.set(None)
         try:
@@ -513,7 +516,9 @@ class OMEGA(RandomFewShot):
                 compact_crossover_instructions if crossover else compact_mutation_instructions
             )(written, feedback=self.use_feedback)
         else:
-            instructions = (crossover_instructions if crossover else mutation_instructions)(written)
+            instructions = (crossover_instructions if crossover else mutation_instructions)(
+                written, feedback=self.use_feedback
+            )
         # The full prompts' answer already leads with its (capped) thinking field.
         program = (Generator if compact else ChainOfThought)(
             data_model=output_model,

@@ -32,7 +32,10 @@ text: ``feedback`` (ExactMatch's differing fields, a judge's critique, a code re
 string), cut to `SHOWN_FEEDBACK_CHARS` (`COMPACT_SHOWN_FEEDBACK_CHARS` in the compact
 form, whose three mistakes then stay within about 200 more tokens, far below the bundled
 model's 4,096-token window); a compact mistake also shows its ``reward``, feedback or not.
-The best predictions are shown without it: what to fix is in the worst ones.
+The best predictions are shown without it: what to fix is in the worst ones. Without
+``use_feedback`` the prompts are word for word those from before feedback existed
+(`MutationInputs`, `CrossoverInputs`; with it `ReviewedMutationInputs`,
+`ReviewedCrossoverInputs` and one more sentence in the instructions).
 
 References:
     - Agrawal et al., "GEPA: Reflective Prompt Evolution Can Outperform
@@ -87,8 +90,13 @@ class ScoredPrediction(DataModel):
         default=None, description="The expected output of the program, when known"
     )
     reward: float = Field(description="The reward of this prediction (higher is better)")
+
+
+class ReviewedPrediction(ScoredPrediction):
+    """A prediction with what the reward said of it (OMEGA's ``use_feedback``)."""
+
     feedback: str | None = Field(
-        default=None, description="What the reward said of this prediction, when it said something"
+        default=None, description="What the reward said of this prediction (None: nothing)"
     )
 
 
@@ -103,8 +111,7 @@ class MutationInputs(DataModel):
         description="Recent predictions with the highest rewards: keep them working"
     )
     worst_predictions: list[ScoredPrediction] = Field(
-        description="Recent predictions with the lowest rewards, with the reward's feedback "
-        "when there is some: fix what makes them fail"
+        description="Recent predictions with the lowest rewards: fix what makes them fail"
     )
 
 
@@ -112,6 +119,24 @@ class CrossoverInputs(MutationInputs):
     """What the crossover program sees: two good versions of the variable."""
 
     other_variable: JsonDict = Field(description="Another well-scored version of the variable")
+
+
+_REVIEWED_WORST = Field(
+    description="Recent predictions with the lowest rewards, each with what the reward said "
+    "of it (its feedback, when it said something): fix what makes them fail"
+)
+
+
+class ReviewedMutationInputs(MutationInputs):
+    """What the mutation program sees with ``use_feedback``: the worst rows' feedback too."""
+
+    worst_predictions: list[ReviewedPrediction] = _REVIEWED_WORST  # type: ignore[assignment]
+
+
+class ReviewedCrossoverInputs(CrossoverInputs):
+    """What the crossover program sees with ``use_feedback``."""
+
+    worst_predictions: list[ReviewedPrediction] = _REVIEWED_WORST  # type: ignore[assignment]
 
 
 _CONTEXT = (
@@ -123,14 +148,20 @@ _CONTEXT = (
 )
 
 
-def mutation_instructions(keys: Sequence[str]) -> str:
-    """The system prompt of the mutation program."""
+_FEEDBACK_RULE = (
+    "- A worst prediction's `feedback`, when given, is what the reward found wrong: use it.\n"
+)
+
+
+def mutation_instructions(keys: Sequence[str], *, feedback: bool = False) -> str:
+    """The system prompt of the mutation program (``feedback``: the worst rows carry it)."""
     return (
         f"{_CONTEXT}\n\n"
         "Write an improved version of `current_variable`.\n"
         "- Work out what the `worst_predictions` get wrong and change the variable to fix "
         "it; keep what makes the `best_predictions` succeed.\n"
-        "- Change one aspect at a time and say why in your thinking.\n"
+        + (_FEEDBACK_RULE if feedback else "")
+        + "- Change one aspect at a time and say why in your thinking.\n"
         "- Stay general: the variable must work for every input of the task, not only the "
         "ones shown. Keep any general information it already holds.\n"
         "- Keep it about as long as it is: reword or merge rather than pile up rules.\n"
@@ -139,15 +170,16 @@ def mutation_instructions(keys: Sequence[str]) -> str:
     )
 
 
-def crossover_instructions(keys: Sequence[str]) -> str:
-    """The system prompt of the crossover program."""
+def crossover_instructions(keys: Sequence[str], *, feedback: bool = False) -> str:
+    """The system prompt of the crossover program (``feedback``: as above)."""
     return (
         f"{_CONTEXT}\n\n"
         "Merge `current_variable` and `other_variable`, two well-scored versions of the same "
         "variable, into one better version.\n"
         "- Take from each what makes it work; use the `worst_predictions` to decide what the "
         "merge must fix and the `best_predictions` to see what it must keep.\n"
-        "- Merge overlapping rules into one instead of concatenating them; the result must "
+        + (_FEEDBACK_RULE if feedback else "")
+        + "- Merge overlapping rules into one instead of concatenating them; the result must "
         "not be longer than the longer of the two.\n"
         "- Stay general: the variable must work for every input of the task.\n"
         "- Follow `guidance` when it is given.\n"
@@ -374,6 +406,9 @@ __all__ = [
     "SHOWN_FEEDBACK_CHARS",
     "CrossoverInputs",
     "MutationInputs",
+    "ReviewedCrossoverInputs",
+    "ReviewedMutationInputs",
+    "ReviewedPrediction",
     "ScoredPrediction",
     "capped_answer",
     "compact_crossover_instructions",

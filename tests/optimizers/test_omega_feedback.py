@@ -73,8 +73,15 @@ async def test_use_feedback_false_shows_none(compact: bool) -> None:
     prompt = await fit_once(scored, compact=compact, use_feedback=False)
     assert "wrong city" not in prompt and _BEST_FEEDBACK not in prompt
     assert "Rome" in prompt, "the mistakes are still shown, with their expected answer"
-    if compact:
-        assert "`feedback`" not in prompt
+    assert "feedback" not in prompt, "the prompt is the one without feedback, word for word"
+
+
+async def test_the_full_prompt_shows_feedback_on_the_worst_rows_only() -> None:
+    prompt = await fit_once(scored, compact=False)
+    shown = json.loads(prompt[prompt.index('{"program_description"') :])
+    assert all("feedback" not in p for p in shown["best_predictions"])
+    assert all(p["feedback"].endswith("wrong city") for p in shown["worst_predictions"])
+    assert "`feedback`" in prompt, "the instructions say what it is"
 
 
 async def test_a_row_without_feedback_still_shows_its_reward() -> None:
@@ -109,3 +116,21 @@ def test_use_feedback_round_trips_through_the_config() -> None:
             embedding_model=synalinks.FakeEmbeddingModel(),
             use_feedback="yes",
         )
+
+
+async def test_feedback_adds_a_bounded_amount_to_the_compact_prompt() -> None:
+    """However long the reward's text, each mistake grows by its reward and at most
+    COMPACT_SHOWN_FEEDBACK_CHARS (three mistakes: about 200 tokens, within the bundled
+    model's window; docs/benchmarks.md measured the demo's)."""
+
+    async def essay(y_true: dict[str, Any], y_pred: dict[str, Any]) -> Any:
+        return float(y_true["answer"] == y_pred["answer"]), "because " * 1_000
+
+    with_text = await fit_once(essay, compact=True)
+    without = await fit_once(essay, compact=True, use_feedback=False)
+    mistakes = len(json.loads(with_text[with_text.index("{") :])["mistakes"])
+    assert mistakes == 2  # the worst half of the four rows
+    overhead = len(', "reward": 0.0, "feedback": ""') + len(
+        " A mistake's `feedback` says what was wrong."
+    )
+    assert len(with_text) - len(without) <= mistakes * (COMPACT_SHOWN_FEEDBACK_CHARS + overhead)
