@@ -320,7 +320,15 @@ def build_optimizer(name: str, lm: Any, em: Any, seed: int) -> Any:
     return oc.optimizers.RandomFewShot(seed=seed)
 
 
-async def measure(task: Task, optimizer_name: str, server: Any, args: argparse.Namespace) -> dict:
+async def measure(
+    task: Task,
+    optimizer_name: str,
+    server: Any,
+    args: argparse.Namespace,
+    build: Any = build_optimizer,
+) -> dict:
+    """One run; `build(name, lm, em, seed)` makes its optimizer (bench/omega_feedback passes
+    its own, to set OMEGA's settings)."""
     import optimizer_core as oc
 
     lm = server.language_model()
@@ -333,7 +341,7 @@ async def measure(task: Task, optimizer_name: str, server: Any, args: argparse.N
     )
     program.compile(
         reward=oc.rewards.ExactMatch(in_mask=[task.field]),
-        optimizer=build_optimizer(optimizer_name, lm, em, args.seed),
+        optimizer=build(optimizer_name, lm, em, args.seed),
     )
     counter = proposal_counter()
     load_before = load()
@@ -375,6 +383,9 @@ async def measure(task: Task, optimizer_name: str, server: Any, args: argparse.N
         "before": before.logs,
         "after": after.logs,
         "comparison": dataclasses.asdict(comparison),
+        # Each test row's reward, in row order, to pair two runs on the same rows.
+        "before_rewards": before.rewards,
+        "after_rewards": after.rewards,
         "verdict": comparison.describe(),
         "proposals": proposals,
         "proposals_total": len(proposals),

@@ -27,6 +27,8 @@ from optimizer_core.optimizers.omega_prompts import (
     MIN_TEXT_CAP,
     CrossoverInputs,
     MutationInputs,
+    ReviewedCrossoverInputs,
+    ReviewedMutationInputs,
     capped_answer,
     compact_crossover_instructions,
     compact_inputs,
@@ -132,6 +134,9 @@ class OMEGA(RandomFewShot):
             their expected answers, answered without thinking: what a 135M model can
             follow, see `omega_prompts`) or ``"auto"`` (default: compact when the
             language model's ``compact_prompts`` says so, as the bundled model's does).
+        use_feedback: show the reward's feedback on the worst predictions (and, in the
+            compact prompts, their reward) in the mutation and crossover prompts, as GEPA's
+            reflective mutation does (default True; see `omega_prompts`).
         instructions: task-specific guidance for the mutation and crossover programs.
         seed: random seed (default None).
         name: a name for logs.
@@ -198,6 +203,12 @@ class OMEGA(RandomFewShot):
             choices=PROMPTS,
         ),
         Param(
+            "use_feedback",
+            "show the reward's feedback on the worst predictions in the mutation and "
+            "crossover prompts",
+            label="Show reward feedback",
+        ),
+        Param(
             "instructions",
             "task-specific guidance for the mutation and crossover programs",
             label="Optimizer instructions",
@@ -225,6 +236,7 @@ class OMEGA(RandomFewShot):
         algorithm: str = "dns",
         selection: str = "softmax",
         prompts: str = "auto",
+        use_feedback: bool = True,
         instructions: str | None = None,
         seed: int | None = None,
         name: str | None = None,
@@ -282,6 +294,7 @@ class OMEGA(RandomFewShot):
         self.description = description
         self.selection = selection
         self.prompts = prompts
+        self.use_feedback = use_feedback
         self.instructions = instructions
         self.selections: dict[str, int] = {}
         self.operations: dict[str, int] = {
@@ -427,13 +440,13 @@ class OMEGA(RandomFewShot):
         if self.compact_prompts:
             inputs = compact_inputs(
                 current,
-                mistakes(variable),
+                mistakes(variable, feedback=self.use_feedback),
                 task=description,
                 guidance=self.instructions or "",
                 other=other if operation == "crossover" else None,
             )
         else:
-            best, worst = shown_predictions(variable)
+            best, worst = shown_predictions(variable, feedback=self.use_feedback)
             fields: JsonDict = {
                 "program_description": description,
                 "variable_name": variable.name,
@@ -443,9 +456,10 @@ class OMEGA(RandomFewShot):
                 "worst_predictions": worst,
             }
             if operation == "crossover":
-                inputs = CrossoverInputs(**fields, other_variable=other)
+                crossover = ReviewedCrossoverInputs if self.use_feedback else CrossoverInputs
+                inputs = crossover(**fields, other_variable=other)
             else:
-                inputs = MutationInputs(**fields)
+                inputs = (ReviewedMutationInputs if self.use_feedback else MutationInputs)(**fields)
         # The optimizer's own calls must not land in a training trace.
         token = TRACE.set(None)
         try:
@@ -500,9 +514,11 @@ class OMEGA(RandomFewShot):
         if compact:
             instructions = (
                 compact_crossover_instructions if crossover else compact_mutation_instructions
-            )(written)
+            )(written, feedback=self.use_feedback)
         else:
-            instructions = (crossover_instructions if crossover else mutation_instructions)(written)
+            instructions = (crossover_instructions if crossover else mutation_instructions)(
+                written, feedback=self.use_feedback
+            )
         # The full prompts' answer already leads with its (capped) thinking field.
         program = (Generator if compact else ChainOfThought)(
             data_model=output_model,
@@ -660,6 +676,7 @@ class OMEGA(RandomFewShot):
             "algorithm": self.algorithm,
             "selection": self.selection,
             "prompts": self.prompts,
+            "use_feedback": self.use_feedback,
             "instructions": self.instructions,
             "description": self.description,
         }

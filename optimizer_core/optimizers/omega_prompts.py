@@ -26,6 +26,17 @@ instructions, 7 parsed and differed from the parent with the full prompt,
 12 with the compact one (bench/omega_local). The 135M model mostly extends the text
 it is given; OMEGA's scoring keeps the rare rewrite that helps.
 
+With ``use_feedback`` (OMEGA's default), the worst predictions carry what the reward
+said of them beside their reward, as GEPA's reflective mutation shows the evaluator's
+text: ``feedback`` (ExactMatch's differing fields, a judge's critique, a code reward's
+string), cut to `SHOWN_FEEDBACK_CHARS` (`COMPACT_SHOWN_FEEDBACK_CHARS` in the compact
+form, whose three mistakes then stay within about 200 more tokens, far below the bundled
+model's 4,096-token window); a compact mistake also shows its ``reward``, feedback or not.
+The best predictions are shown without it: what to fix is in the worst ones. Without
+``use_feedback`` the prompts are word for word those from before feedback existed
+(`MutationInputs`, `CrossoverInputs`; with it `ReviewedMutationInputs`,
+`ReviewedCrossoverInputs` and one more sentence in the instructions).
+
 References:
     - Agrawal et al., "GEPA: Reflective Prompt Evolution Can Outperform
       Reinforcement Learning" (2025), https://arxiv.org/abs/2507.19457
@@ -60,6 +71,12 @@ doubling its instructions went 80, 300, 600 characters over two epochs of the de
 mutation call took as much longer (bench/omega_local); a rewrite as long as its parent stays
 within what a step's call can write in a few seconds."""
 
+SHOWN_FEEDBACK_CHARS = 500
+"""The longest feedback text a full-prompt worst prediction shows (cut with an ellipsis)."""
+COMPACT_SHOWN_FEEDBACK_CHARS = 200
+"""The longest feedback text a compact-prompt mistake shows: three of them add at most
+about 200 tokens to the compact prompt's 260."""
+
 # Keys the base optimizer writes into a variable's JSON that are not listed as bookkeeping.
 _ENGINE_KEYS = frozenset({"current_candidate"})
 
@@ -73,6 +90,14 @@ class ScoredPrediction(DataModel):
         default=None, description="The expected output of the program, when known"
     )
     reward: float = Field(description="The reward of this prediction (higher is better)")
+
+
+class ReviewedPrediction(ScoredPrediction):
+    """A prediction with what the reward said of it (OMEGA's ``use_feedback``)."""
+
+    feedback: str | None = Field(
+        default=None, description="What the reward said of this prediction (None: nothing)"
+    )
 
 
 class MutationInputs(DataModel):
@@ -96,6 +121,24 @@ class CrossoverInputs(MutationInputs):
     other_variable: JsonDict = Field(description="Another well-scored version of the variable")
 
 
+_REVIEWED_WORST = Field(
+    description="Recent predictions with the lowest rewards, each with what the reward said "
+    "of it (its feedback, when it said something): fix what makes them fail"
+)
+
+
+class ReviewedMutationInputs(MutationInputs):
+    """What the mutation program sees with ``use_feedback``: the worst rows' feedback too."""
+
+    worst_predictions: list[ReviewedPrediction] = _REVIEWED_WORST  # type: ignore[assignment]
+
+
+class ReviewedCrossoverInputs(CrossoverInputs):
+    """What the crossover program sees with ``use_feedback``."""
+
+    worst_predictions: list[ReviewedPrediction] = _REVIEWED_WORST  # type: ignore[assignment]
+
+
 _CONTEXT = (
     "You are part of an optimizer that improves the JSON variables of a language-model "
     "program. A variable is what a module of the program reads: its instructions, a plan, "
@@ -105,14 +148,20 @@ _CONTEXT = (
 )
 
 
-def mutation_instructions(keys: Sequence[str]) -> str:
-    """The system prompt of the mutation program."""
+_FEEDBACK_RULE = (
+    "- A worst prediction's `feedback`, when given, is what the reward found wrong: use it.\n"
+)
+
+
+def mutation_instructions(keys: Sequence[str], *, feedback: bool = False) -> str:
+    """The system prompt of the mutation program (``feedback``: the worst rows carry it)."""
     return (
         f"{_CONTEXT}\n\n"
         "Write an improved version of `current_variable`.\n"
         "- Work out what the `worst_predictions` get wrong and change the variable to fix "
         "it; keep what makes the `best_predictions` succeed.\n"
-        "- Change one aspect at a time and say why in your thinking.\n"
+        + (_FEEDBACK_RULE if feedback else "")
+        + "- Change one aspect at a time and say why in your thinking.\n"
         "- Stay general: the variable must work for every input of the task, not only the "
         "ones shown. Keep any general information it already holds.\n"
         "- Keep it about as long as it is: reword or merge rather than pile up rules.\n"
@@ -121,15 +170,16 @@ def mutation_instructions(keys: Sequence[str]) -> str:
     )
 
 
-def crossover_instructions(keys: Sequence[str]) -> str:
-    """The system prompt of the crossover program."""
+def crossover_instructions(keys: Sequence[str], *, feedback: bool = False) -> str:
+    """The system prompt of the crossover program (``feedback``: as above)."""
     return (
         f"{_CONTEXT}\n\n"
         "Merge `current_variable` and `other_variable`, two well-scored versions of the same "
         "variable, into one better version.\n"
         "- Take from each what makes it work; use the `worst_predictions` to decide what the "
         "merge must fix and the `best_predictions` to see what it must keep.\n"
-        "- Merge overlapping rules into one instead of concatenating them; the result must "
+        + (_FEEDBACK_RULE if feedback else "")
+        + "- Merge overlapping rules into one instead of concatenating them; the result must "
         "not be longer than the longer of the two.\n"
         "- Stay general: the variable must work for every input of the task.\n"
         "- Follow `guidance` when it is given.\n"
@@ -167,30 +217,49 @@ def compact_inputs(
     return shown
 
 
-def compact_mutation_instructions(keys: Sequence[str]) -> str:
-    """The system prompt of a small model's mutation program: what it can follow."""
+_COMPACT_FEEDBACK_SENTENCE = " A mistake's `feedback` says what was wrong."
+
+
+def compact_mutation_instructions(keys: Sequence[str], *, feedback: bool = False) -> str:
+    """The system prompt of a small model's mutation program: what it can follow.
+
+    ``feedback``: the mistakes carry the reward's feedback (one more sentence says so).
+    """
     named = ", ".join(f"`{key}`" for key in keys)
     return (
         f"Rewrite {named} so that the assistant that reads it gives the `expected` answers "
-        "of the `mistakes`. Keep it short and general; follow `guidance` when it is given."
+        "of the `mistakes`."
+        + (_COMPACT_FEEDBACK_SENTENCE if feedback else "")
+        + " Keep it short and general; follow `guidance` when it is given."
     )
 
 
-def compact_crossover_instructions(keys: Sequence[str]) -> str:
-    """The system prompt of a small model's crossover program."""
+def compact_crossover_instructions(keys: Sequence[str], *, feedback: bool = False) -> str:
+    """The system prompt of a small model's crossover program (``feedback``: as above)."""
     named = ", ".join(f"`{key}`" for key in keys)
     return (
         f"Merge {named} with the version in `other` into one short text that makes the "
-        "assistant give the `expected` answers of the `mistakes`; follow `guidance` when it "
-        "is given."
+        "assistant give the `expected` answers of the `mistakes`;"
+        + (_COMPACT_FEEDBACK_SENTENCE[:-1] + ";" if feedback else "")
+        + " follow `guidance` when it is given."
     )
 
 
 # What the language model is shown, and the schema of its answer ---------------------------
 
 
-def shown_predictions(variable: Variable) -> tuple[list[JsonDict], list[JsonDict]]:
-    """The best and the worst of the variable's recent scored predictions, best first."""
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def shown_predictions(
+    variable: Variable, *, feedback: bool = False
+) -> tuple[list[JsonDict], list[JsonDict]]:
+    """The best and the worst of the variable's recent scored predictions, best first.
+
+    ``feedback``: each worst prediction also shows the reward's feedback (cut to
+    `SHOWN_FEEDBACK_CHARS`; None when the reward gave none).
+    """
     recent = list(variable.get("predictions") or [])[-RECENT_PREDICTIONS:]
     ranked = sorted(range(len(recent)), key=lambda i: (float(recent[i].get("reward") or 0.0), i))
     nb_worst = min(NB_SHOWN_PREDICTIONS, len(ranked) // 2)
@@ -208,16 +277,34 @@ def shown_predictions(variable: Variable) -> tuple[list[JsonDict], list[JsonDict
             "reward": float(prediction.get("reward") or 0.0),
         }
 
-    return [shown(i) for i in best], [shown(i) for i in worst]
+    def with_feedback(i: int) -> JsonDict:
+        text = recent[i].get("feedback")
+        given = _cut(text, SHOWN_FEEDBACK_CHARS) if isinstance(text, str) and text else None
+        return {**shown(i), "feedback": given}
+
+    return [shown(i) for i in best], [(with_feedback if feedback else shown)(i) for i in worst]
 
 
-def mistakes(variable: Variable) -> list[JsonDict]:
-    """The worst recent predictions as a compact prompt shows them: inputs, answer, expected."""
-    _, worst = shown_predictions(variable)
-    return [
-        {"inputs": p["inputs"], "answer": p["outputs"], "expected": p["ground_truth"]}
-        for p in worst
-    ]
+def mistakes(variable: Variable, *, feedback: bool = False) -> list[JsonDict]:
+    """The worst recent predictions as a compact prompt shows them: inputs, answer, expected.
+
+    ``feedback``: each also shows its reward and, when the reward gave some, its
+    feedback (cut to `COMPACT_SHOWN_FEEDBACK_CHARS`).
+    """
+    _, worst = shown_predictions(variable, feedback=feedback)
+    shown: list[JsonDict] = []
+    for p in worst:
+        mistake: JsonDict = {
+            "inputs": p["inputs"],
+            "answer": p["outputs"],
+            "expected": p["ground_truth"],
+        }
+        if feedback:
+            mistake["reward"] = round(p["reward"], 3)
+            if p["feedback"] is not None:
+                mistake["feedback"] = _cut(p["feedback"], COMPACT_SHOWN_FEEDBACK_CHARS)
+        shown.append(mistake)
+    return shown
 
 
 def variable_model(variable: Variable) -> type[DataModel]:
@@ -311,12 +398,17 @@ def text_cap(parents: Sequence[JsonDict], minimum: int = MIN_TEXT_CAP, *, growth
 
 __all__ = [
     "COMPACT_MIN_TEXT_CAP",
+    "COMPACT_SHOWN_FEEDBACK_CHARS",
     "COMPACT_TEXT_GROWTH",
     "MIN_TEXT_CAP",
     "NB_SHOWN_PREDICTIONS",
     "RECENT_PREDICTIONS",
+    "SHOWN_FEEDBACK_CHARS",
     "CrossoverInputs",
     "MutationInputs",
+    "ReviewedCrossoverInputs",
+    "ReviewedMutationInputs",
+    "ReviewedPrediction",
     "ScoredPrediction",
     "capped_answer",
     "compact_crossover_instructions",

@@ -72,10 +72,13 @@ class RowRewards:
         rewards: each row's reward, in the order asked for.
         rows: the rows' positions in `fit`'s data (training rows, then validation
             rows), in the same order; empty when the scorer does not name them.
+        feedback: what the reward said of each row beside its score (None where it
+            said nothing), in the same order; empty when the scorer does not say.
     """
 
     rewards: list[float]
     rows: list[int] = dataclasses.field(default_factory=list)
+    feedback: list[str | None] = dataclasses.field(default_factory=list)
 
 
 class Minibatch(abc.ABC):
@@ -172,6 +175,8 @@ class ScoredProposal:
         reward: its score on the rows it was scored on (paired with the incumbent's).
         rows: those rows' positions in `fit`'s data (empty when not named).
         rewards: each row's reward, in the order of `rows`.
+        feedback: each row's feedback from the reward, in the order of `rewards`
+            (None where it gave none; empty when the scorer does not say).
         stopped_early: racing stopped it after its first rows.
         incumbent: the id of the candidate it was compared with (None: none).
         incumbent_reward: that candidate's reward then.
@@ -189,6 +194,7 @@ class ScoredProposal:
     incumbent: str | None = None
     incumbent_reward: float | None = None
     incumbent_rewards: list[float | None] = dataclasses.field(default_factory=list)
+    feedback: list[str | None] = dataclasses.field(default_factory=list)
 
 
 def record_rows(candidate: JsonDict, rows: Sequence[int], rewards: Sequence[float]) -> None:
@@ -218,6 +224,7 @@ class _Entry:
     values: Any = None
     rewards: list[float] = dataclasses.field(default_factory=list)
     rows: list[int] = dataclasses.field(default_factory=list)
+    feedback: list[str | None] = dataclasses.field(default_factory=list)
     mean: float | None = None
     stopped: bool = False
     incumbent: JsonDict | None = None
@@ -225,6 +232,7 @@ class _Entry:
     def add(self, scored: RowRewards) -> None:
         self.rewards.extend(scored.rewards)
         self.rows.extend(scored.rows)
+        self.feedback.extend(scored.feedback)
         if isinstance(scored, _Whole):
             self.mean = scored.mean
 
@@ -279,6 +287,7 @@ class _Entry:
             incumbent=None if self.incumbent is None else self.incumbent.get("id"),
             incumbent_reward=self.anchor,
             incumbent_rewards=known,
+            feedback=list(self.feedback),
         )
 
 

@@ -34,6 +34,7 @@ class RowResult(Protocol):
 
     output: Any
     reward: float
+    feedback: str | None
 
 
 Row = tuple[int, Any, Any]
@@ -142,7 +143,9 @@ class CandidateMinibatch(Minibatch):
         rows = [self.rows[i] for i in indices]
         results = await self.cache.results(values, rows)
         return RowRewards(
-            rewards=[float(result.reward) for result in results], rows=[row[0] for row in rows]
+            rewards=[float(result.reward) for result in results],
+            rows=[row[0] for row in rows],
+            feedback=[result.feedback for result in results],
         )
 
     def row_ids(self) -> list[int]:

@@ -28,6 +28,9 @@ class EvaluatedExample:
             the row failed.
         reward: the row's reward; a failed row scores 0.0.
         error: why the row failed (the first failing module's error); None when it did not.
+        feedback: what the reward said of the row beside its score (`ExactMatch`'s
+            differing fields, `LMAsJudge`'s critique, a function's text); None when
+            it said nothing.
         trace: what each module saw and gave on this row, the branches taken
             (`TraceStep`s, in the order the calls started).
     """
@@ -38,6 +41,7 @@ class EvaluatedExample:
     reward: float
     error: str | None = None
     trace: list[TraceStep] = field(default_factory=list)
+    feedback: str | None = None
 
     def as_json(self) -> JsonDict:
         return {
@@ -45,6 +49,7 @@ class EvaluatedExample:
             "expected": self.expected,
             "output": self.output,
             "reward": self.reward,
+            "feedback": self.feedback,
             "error": self.error,
             "trace": [step.as_json() for step in self.trace],
         }

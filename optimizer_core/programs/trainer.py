@@ -113,13 +113,15 @@ class SampleResult:
     nothing to score (``scored`` None) has `failed`.
     """
 
-    __slots__ = ("error", "exception", "output", "reward", "scored", "trace")
+    __slots__ = ("error", "exception", "feedback", "output", "reward", "scored", "trace")
 
     def __init__(self, output: Any, trace: list[JsonDict], *, scored: Any = _SAME) -> None:
         self.output = output
         self.scored = output if scored is _SAME else scored
         self.trace = trace
         self.reward = 0.0
+        #: What the reward said of it beside its score (None: nothing).
+        self.feedback: str | None = None
         failed = [t for t in trace if t.get("error")]
         self.error: str | None = failed[0]["error"] if failed else None
         self.exception: BaseException | None = failed[0].get("exception") if failed else None
@@ -497,7 +499,8 @@ class Trainer:
             verbose: 0 silent, 1 progress bar, 2 one line; "auto" is 1 in a terminal.
             callbacks: `Callback` instances (their ``on_test_*`` hooks are called).
             return_examples: return an `Evaluation` (the same figures as ``logs``
-                and each row's input, expected output, output, reward and error, in
+                and each row's input, expected output, output, reward, the reward's
+                feedback and error, in
                 row order) instead of the figures alone (default False).
             temperature: the temperature every module's language model calls with
                 during this evaluation, whatever the module's or model's own (default
@@ -547,6 +550,7 @@ class Trainer:
                     expected=_row_json(target),
                     output=_row_json(result.output),
                     reward=result.reward,
+                    feedback=result.feedback,
                     error=result.error,
                     trace=result.steps(),
                 )
@@ -723,7 +727,11 @@ class Trainer:
     ) -> None:
         assert self.reward is not None
         y_true = self._scoring_target(y_true)
-        value = await self.reward(y_true, result.scored)
+        score_with_feedback = getattr(self.reward, "score_with_feedback", None)
+        if score_with_feedback is not None:
+            value, result.feedback = await score_with_feedback(y_true, result.scored)
+        else:
+            value = await self.reward(y_true, result.scored)
         if not isinstance(value, int | float) or isinstance(value, bool) or math.isnan(value):
             raise RewardError(
                 f"reward {getattr(self.reward, 'name', self.reward)!r} returned "
@@ -770,15 +778,17 @@ class Trainer:
             for entry in result.trace:
                 if entry.get("outputs") is None:
                     continue
-                by_module.setdefault(entry["module"], []).append(
-                    {
-                        "inputs": entry["inputs"],
-                        "outputs": entry["outputs"],
-                        "reward": result.reward,
-                        # The program's target, so an optimizer can show what was expected.
-                        "ground_truth": to_json(self._scoring_target(target)),
-                    }
-                )
+                prediction: JsonDict = {
+                    "inputs": entry["inputs"],
+                    "outputs": entry["outputs"],
+                    "reward": result.reward,
+                    # The program's target, so an optimizer can show what was expected.
+                    "ground_truth": to_json(self._scoring_target(target)),
+                }
+                if result.feedback is not None:
+                    # What the reward said of the row (OMEGA shows it with the worst rows).
+                    prediction["feedback"] = result.feedback
+                by_module.setdefault(entry["module"], []).append(prediction)
         trainable = {id(v) for v in program.trainable_variables}
         for module_name, scored in by_module.items():
             # A module's own variables only: a Branch's step is not its decision's.

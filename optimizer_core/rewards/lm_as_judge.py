@@ -12,7 +12,7 @@ from optimizer_core import language_models
 from optimizer_core.datamodels import JsonDict
 from optimizer_core.exceptions import InvalidResponseError
 from optimizer_core.rewards.judge_inputs import judge_inputs
-from optimizer_core.rewards.reward import Reward
+from optimizer_core.rewards.reward import Reward, Scored
 from optimizer_core.saving.object_registry import serialize_object
 from optimizer_core.saving.params import Param
 from optimizer_core.score_types import (
@@ -139,6 +139,7 @@ class LMAsJudge(Reward):
     `FineScore` (21 levels from 0 to 1), `Rating` (1 to 5), `Rating10`, `Rating20`
     (see `optimizer_core.score_types`). The grade is brought back to [0, 1]: the
     lowest level is 0.0, the highest 1.0, linearly between (``Rating`` 3 is 0.5).
+    The critique is the row's feedback (`MaskedScorer.score_with_feedback`).
     A grade between levels is snapped to the nearest; one outside the scale is
     invalid (and retried by the language model). When the call still fails after
     the language model's retries, its `LanguageModelError` is raised: the trainer
@@ -240,12 +241,14 @@ class LMAsJudge(Reward):
         user = json.dumps(judge_inputs(y_true, y_pred), ensure_ascii=False)
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
-    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float:
+    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> Scored:
+        """The judge's grade on [0, 1], with its critique as the row's feedback."""
         answer = await self.language_model(
             self.format_messages(y_true, y_pred), schema=self.schema, validate=self._read_verdict
         )
         try:
-            return self._read_verdict(answer)
+            grade = self._read_verdict(answer)
+            return Scored(grade, answer["critique"].strip() or None)
         except ValueError as error:
             raise InvalidResponseError(
                 f"reward {self.name!r}: the judge's answer does not fit the verdict schema: "

@@ -14,12 +14,14 @@ from optimizer_core.datamodels import JsonDict
 from optimizer_core.exceptions import DataError, SerializationError
 from optimizer_core.modules.module import Module
 from optimizer_core.rewards.judge_inputs import judge_inputs
-from optimizer_core.rewards.reward import Reward, to_number
+from optimizer_core.rewards.reward import Reward, Scored, to_number
 from optimizer_core.saving.object_registry import Slot, deserialize_object, serialize_object
 
 __all__ = ["JudgeProgram", "ProgramAsJudge"]
 
 _MISSING = object()
+#: The judge's output fields read as the row's feedback, the first non-empty one.
+FEEDBACK_FIELDS = ("critique", "feedback")
 
 
 class JudgeProgram(abc.ABC):  # noqa: B024 - a marker: classes register, none inherits
@@ -76,7 +78,9 @@ class ProgramAsJudge(Reward):
     output should have a ``reward`` field; its value is clamped to [0, 1]. A
     judge that returns ``None`` (a failed judgement), or an output without a
     ``reward`` field, gives 0.0 and a `RuntimeWarning` (``warnings.warn``, so it
-    can be filtered or caught): a judge that slips must not stop a run.
+    can be filtered or caught): a judge that slips must not stop a run. The
+    output's ``critique`` (or else ``feedback``) text, when it has one, is the
+    row's feedback (`MaskedScorer.score_with_feedback`).
 
     Args:
         program: the judge, an async callable such as a `Program`. Required.
@@ -120,7 +124,7 @@ class ProgramAsJudge(Reward):
         )
         self.program = program
 
-    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float:
+    async def call(self, y_true: JsonDict | None, y_pred: JsonDict | None) -> float | Scored:
         payload = judge_inputs(y_true, y_pred)
         model = _input_data_model(self.program)
         judge_input: Any = payload
@@ -154,7 +158,12 @@ class ProgramAsJudge(Reward):
             )
             return 0.0
         number = to_number(reward, what=f"the judge program of reward {self.name!r}")
-        return min(max(number, 0.0), 1.0)
+        clamped = min(max(number, 0.0), 1.0)
+        for field in FEEDBACK_FIELDS:
+            text = _read_field(output, field)
+            if isinstance(text, str) and text.strip():
+                return Scored(clamped, text.strip())
+        return clamped
 
     def get_config(self) -> dict[str, Any]:
         if not callable(getattr(self.program, "get_config", None)):

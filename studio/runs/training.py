@@ -239,6 +239,8 @@ async def _evaluations(
                 "expected": e.expected,
                 "output": e.output,
                 "reward": e.reward,
+                # What the reward said of the row beside its score (None: nothing).
+                "feedback": e.feedback,
                 "error": e.error,
                 # What each module got and said on this row, the branch it took (the run
                 # page's per-example trace).

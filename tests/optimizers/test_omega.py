@@ -159,7 +159,8 @@ def test_guide_defaults() -> None:
         "nb_min_examples": 1, "nb_max_examples": 3, "sampling_temperature": 0.3,
         "k_nearest_fitter": 5, "distance_function": None, "mutation_temperature": 0.3,
         "crossover_temperature": 0.3, "selection_temperature": 0.3, "merging_rate": 0.02,
-        "algorithm": "dns", "selection": "softmax", "prompts": "auto", "instructions": None,
+        "algorithm": "dns", "selection": "softmax", "prompts": "auto", "use_feedback": True,
+            "instructions": None,
         "description": None,
     }  # fmt: skip
 
@@ -855,8 +856,9 @@ async def test_a_small_model_gets_the_compact_mutation_prompt_without_thinking()
         "task": "Answer trivia questions",
         "instructions": "Answer.",
         "mistakes": [
-            {"inputs": {"q": "0"}, "answer": {"a": "0"}, "expected": {"a": "zero"}},
-            {"inputs": {"q": "3"}, "answer": {"a": "3"}, "expected": None},
+            # The reward shows even where the reward gave no feedback.
+            {"inputs": {"q": "0"}, "answer": {"a": "0"}, "expected": {"a": "zero"}, "reward": 0.0},
+            {"inputs": {"q": "3"}, "answer": {"a": "3"}, "expected": None, "reward": 0.25},
         ],
         "guidance": "Be brief",
     }

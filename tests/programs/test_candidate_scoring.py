@@ -190,3 +190,23 @@ async def test_omega_mutation_overlaps_the_next_batch_one_round_per_step() -> No
     mutations = [i for i, labels in enumerate(clock.rounds) if "mutation" in labels]
     assert len(mutations) == steps
     assert all("batch" in clock.rounds[i] for i in mutations[:-1])
+
+
+async def test_a_proposal_keeps_each_rows_feedback_beside_its_reward() -> None:
+    scored: list[Any] = []
+
+    class Recording(synalinks.optimizers.RandomFewShot):
+        async def keep_scored(self, step: int, variables: Any, proposals: Any, *rest: Any) -> None:
+            scored.extend(proposals)
+            await super().keep_scored(step, variables, proposals, *rest)
+
+    x, y, _ = capitals(8)
+    program = await build_program(synalinks.FakeLanguageModel(responder=wrong_student))
+    program.compile(
+        reward=synalinks.rewards.ExactMatch(in_mask=["answer"]), optimizer=Recording(seed=0)
+    )
+    await program.fit(x=x, y=y, batch_size=4, minibatch_size=2, epochs=1, verbose=0, seed=0)
+    assert scored
+    for proposal in scored:
+        assert len(proposal.feedback) == len(proposal.rewards) > 0
+        assert all(text.startswith("answer: expected ") for text in proposal.feedback)

@@ -93,6 +93,7 @@ async def test_rows_are_reported_as_they_were_given() -> None:
         "input": {"query": "Capital of France?"},
         "expected": {"answer": "Paris"},
         "output": {"answer": "Paris"},
+        "feedback": None,
         "reward": 1.0,
         "error": None,
         "trace": [

@@ -52,3 +52,75 @@ async def test_long_feedback_is_cut():
     scored = await MeanRewardWrapper(fn=chatty).score_with_feedback({"a": 1}, {"a": 2})
     assert scored.feedback is not None and len(scored.feedback) == 2_000
     assert scored.feedback.endswith("\u2026")
+
+
+# What the built-in rewards say -------------------------------------------------------------
+
+
+async def test_exact_match_names_the_fields_that_differ():
+    from optimizer_core.rewards import ExactMatch
+
+    reward = ExactMatch()
+    scored = await reward.score_with_feedback(
+        {"answer": "Paris", "unit": "km", "n": 4}, {"answer": "Lyon", "unit": "km", "n": 5}
+    )
+    assert scored == Scored(0.0, "answer: expected 'Paris', got 'Lyon'; n: expected 4, got 5")
+    assert await reward.score_with_feedback({"answer": "Paris"}, {"answer": "Paris"}) == Scored(1.0)
+    long = await reward.score_with_feedback({"answer": "a" * 500}, {"answer": "b"})
+    assert long.feedback is not None and len(long.feedback) < 100 and "\u2026" in long.feedback
+
+
+async def test_exact_match_says_which_fields_are_missing_or_extra():
+    from optimizer_core.rewards import ExactMatch
+
+    scored = await ExactMatch().score_with_feedback({"answer": "4"}, {"other": "x"})
+    assert scored.feedback == "answer: expected '4', got nothing; other: 'x' not expected"
+
+
+async def test_lm_as_judge_gives_its_critique():
+    import optimizer_core as synalinks
+    from optimizer_core.rewards import LMAsJudge
+
+    judge = synalinks.FakeLanguageModel(
+        responses=[{"critique": "Names Lyon, the question asks for the capital.", "reward": 0.2}]
+    )
+    scored = await LMAsJudge(language_model=judge).score_with_feedback(
+        {"answer": "Paris"}, {"answer": "Lyon"}
+    )
+    assert scored == Scored(0.2, "Names Lyon, the question asks for the capital.")
+
+
+@pytest.mark.parametrize(
+    ("output", "feedback"),
+    [
+        ({"reward": 0.5, "critique": "half right"}, "half right"),
+        ({"reward": 0.5, "feedback": "too long"}, "too long"),
+        ({"reward": 0.5}, None),
+    ],
+)
+async def test_program_as_judge_gives_its_programs_critique(output, feedback):
+    from optimizer_core.rewards import ProgramAsJudge
+
+    async def judge(inputs):
+        return output
+
+    scored = await ProgramAsJudge(program=judge).score_with_feedback({"a": "1"}, {"a": "2"})
+    assert scored == Scored(0.5, feedback)
+
+
+async def test_evaluate_returns_each_rows_feedback():
+    import optimizer_core as synalinks
+    from tests.support import build_program
+
+    program = await build_program(
+        synalinks.FakeLanguageModel(responder=lambda m, s: {"answer": "Lyon"})
+    )
+    program.compile(reward=synalinks.rewards.ExactMatch())
+    result = await program.evaluate(
+        [{"query": "Capital of France?"}, {"query": "Second city?"}],
+        [{"answer": "Paris"}, {"answer": "Lyon"}],
+        verbose=0,
+        return_examples=True,
+    )
+    assert [e.feedback for e in result.examples] == ["answer: expected 'Paris', got 'Lyon'", None]
+    assert result.examples[0].as_json()["feedback"] == "answer: expected 'Paris', got 'Lyon'"

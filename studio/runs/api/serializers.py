@@ -212,11 +212,14 @@ class RunExamplePageSerializer(serializers.Serializer[dict[str, Any]]):
     page_size = serializers.IntegerField()
     results = serializers.ListField(
         child=serializers.DictField(),
-        help_text="the last evaluation after training: {input, expected, output, reward, error, "
-        "trace, before_reward, after_reward}, in row order; trace lists what each module got "
+        help_text="the last evaluation after training: {input, expected, output, reward, "
+        "feedback, error, trace, before_reward, after_reward, before_feedback}, in row order; "
+        "trace lists what each module got "
         "and gave on the row ({module, inputs, outputs, error, parent, skipped, taken}, a "
         "Branch's labels taken); before_reward and after_reward are the row's rewards before "
-        "and after training (means over repeats; null if not stored)",
+        "and after training (means over repeats; null if not stored); feedback and "
+        "before_feedback are what the reward said of the row's output after and before "
+        "training (null when it said nothing)",
     )
 
 

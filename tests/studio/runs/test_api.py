@@ -129,7 +129,14 @@ def test_events_checkpoints_fork_and_compare_of_trained_runs(api, user, scripted
     rows = api.get(f"/api/runs/{run_id}/examples/?page_size=500").json()["results"]
     assert {
         "input", "expected", "output", "reward", "error", "trace", "before_reward", "after_reward",
+        "feedback", "before_feedback",
     } == set(rows[0])  # fmt: skip
+    # ExactMatch says which field differs on a wrong row, nothing on a right one.
+    for row in rows:
+        if row["error"] is None and row["reward"] == 1.0:
+            assert row["feedback"] is None
+        elif row["error"] is None:
+            assert row["feedback"].startswith("answer: expected ")
     ((_, variable),) = compared["variables"].items()
     assert set(variable["values"]) == {str(run_id), str(fork_id)}
     assert set(variable["changed_fields"]) <= {"instructions", "examples"}

@@ -66,7 +66,7 @@ def test_a_run_trains_to_success_and_reports_every_step(
     assert run.after["summary"]["reward"]["mean"] > run.before["summary"]["reward"]["mean"]
     assert {"mean", "std"} <= set(run.after["summary"]["f1_score"])
     example = run.after["examples"][0]
-    assert set(example) == {"input", "expected", "output", "reward", "error", "trace"}
+    assert set(example) == {"input", "expected", "output", "reward", "feedback", "error", "trace"}
     [step] = example["trace"]  # one Generator: what it got and what it said
     assert step["inputs"] == example["input"] and step["outputs"] == example["output"]
     assert len(run.after["examples"]) == 8

@@ -104,6 +104,44 @@ describe('ComparePage', () => {
     expect(queries()).toHaveLength(3);
   });
 
+  it('shows under each output what the reward said of it, after and before, when it said something', async () => {
+    mockFetch({
+      'GET /api/runs/': [200, noRuns],
+      'GET /api/runs/compare/': [200, { runs: [run], variables: {} }],
+      'GET /api/runs/4/examples/': [
+        200,
+        page([
+          {
+            ...example('Paris', 0, 1),
+            before_feedback: "answer: expected 'Paris', got 'Lyon'",
+            feedback: null,
+          },
+          { ...example('Rome', 1, 0), feedback: "answer: expected 'Rome', got 'wrong'" },
+        ]),
+      ],
+    });
+    renderCompare();
+    const table = await screen.findByRole('table', { name: 'Per-example results' });
+    const [paris, rome] = within(table).getAllByRole('row').slice(1);
+    const runCell = (row: HTMLElement) => within(row).getAllByRole('cell')[2]!;
+    expect(runCell(paris!)).toHaveTextContent(
+      "feedback before: answer: expected 'Paris', got 'Lyon'",
+    );
+    expect(runCell(paris!)).not.toHaveTextContent('feedback: ');
+    expect(runCell(rome!)).toHaveTextContent("feedback: answer: expected 'Rome', got 'wrong'");
+  });
+
+  it('shows no feedback when no row has any', async () => {
+    mockFetch({
+      'GET /api/runs/': [200, noRuns],
+      'GET /api/runs/compare/': [200, { runs: [run], variables: {} }],
+      'GET /api/runs/4/examples/': [200, page([example('Paris', 0, 1), example('Rome', 1, 0)])],
+    });
+    renderCompare();
+    const table = await screen.findByRole('table', { name: 'Per-example results' });
+    expect(table).not.toHaveTextContent('feedback');
+  });
+
   it("reads each run's rows from its examples endpoint, every page at once, and pairs them by input", async () => {
     const user = userEvent.setup();
     // Run 4 stored 600 rows (two pages of 500); run 5, on the same rows, only the first 3.

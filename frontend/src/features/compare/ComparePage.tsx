@@ -16,6 +16,7 @@ import {
   examplesCsv,
   figures,
   filterExamples,
+  hasFeedback,
   overlayOption,
   runLabel,
   sortExamples,
@@ -81,6 +82,8 @@ export default function ComparePage() {
     if (!data || !rowsIn) return [];
     return sortExamples(filterExamples(exampleRows(data, examples.byRun), filter), sort);
   }, [data, rowsIn, examples.byRun, filter, sort]);
+  // The reward's feedback shows under each output only when it said something of some row.
+  const feedback = hasFeedback(rows);
   const toggleRun = (id: number) => {
     const next = ids.includes(id) ? ids.filter((x) => x !== id) : [...ids, id].slice(-8);
     setParams(next.length ? { ids: next.join(',') } : {});
@@ -261,6 +264,15 @@ export default function ComparePage() {
                                       </span>
                                     )}{' '}
                                     {cell(result.output)}
+                                    {feedback && (result.feedback || result.beforeFeedback) && (
+                                      <div className="note">
+                                        {result.feedback && <div>feedback: {result.feedback}</div>}
+                                        {result.beforeFeedback &&
+                                          result.beforeFeedback !== result.feedback && (
+                                            <div>feedback before: {result.beforeFeedback}</div>
+                                          )}
+                                      </div>
+                                    )}
                                   </>
                                 ) : (
                                   '—'

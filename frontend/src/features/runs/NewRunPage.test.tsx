@@ -179,6 +179,8 @@ describe('NewRunPage', () => {
             labelled_examples: true,
             nb_min_examples: 1,
             nb_max_examples: 3,
+            // The catalogue's default: the worst rows' feedback in the mutation prompt.
+            use_feedback: true,
           },
         },
       },

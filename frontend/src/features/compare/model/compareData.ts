@@ -14,6 +14,9 @@ export type CompareExample = {
   /** The row's reward before / after training (means over repeats); null if not stored. */
   before_reward?: number | null;
   after_reward?: number | null;
+  /** What the reward said of `output` / of the row's output before training (null: nothing). */
+  feedback?: string | null;
+  before_feedback?: string | null;
   /** What each module got and said on the row (`TraceStep.as_json()`s). */
   trace?: unknown;
 };
@@ -155,6 +158,10 @@ export type ExampleResult = {
   after: number;
   /** The row's reward before training, when the run stored it. */
   before: number | null;
+  /** What the reward said of `output` (null: nothing). */
+  feedback: string | null;
+  /** What it said of the row's output before training (null: nothing, or not stored). */
+  beforeFeedback: string | null;
   /** What each module got and said on the row (`src/lib/trace/trace.ts` reads it). */
   trace: unknown;
 };
@@ -228,6 +235,8 @@ export function exampleRows(data: CompareData, examples: RunExamples): ExampleRo
         reward: example.reward,
         after: example.after_reward ?? example.reward,
         before: example.before_reward ?? null,
+        feedback: example.feedback || null,
+        beforeFeedback: example.before_feedback || null,
         trace: example.trace,
       };
     }
@@ -239,6 +248,13 @@ export function exampleRows(data: CompareData, examples: RunExamples): ExampleRo
     row.worse = changes.some((change) => change < 0);
   }
   return [...rows.values()];
+}
+
+/** Whether the reward said something of some row of some run (the table shows feedback). */
+export function hasFeedback(rows: readonly ExampleRow[]): boolean {
+  return rows.some((row) =>
+    Object.values(row.results).some((result) => !!(result?.feedback || result?.beforeFeedback)),
+  );
 }
 
 export type ExampleSort = { by: 'input' | number; desc: boolean };

@@ -89,4 +89,68 @@ describe('ExamplesTable', () => {
     await user.click(button);
     expect(screen.queryByRole('region', { name: 'Trace of row 2' })).not.toBeInTheDocument();
   });
+
+  it("shows the reward's feedback before and after beside each reward, when some row has it", async () => {
+    mockFetch({
+      'GET /api/runs/3/examples/?page=1&page_size=50': [
+        200,
+        {
+          count: 2,
+          page: 1,
+          page_size: 50,
+          results: [
+            {
+              ...routed,
+              before_feedback: "reply: expected 'Refund started', got 'Hello'",
+              feedback: null,
+            },
+            { ...routed, reward: 0, after_reward: 0, feedback: 'too curt', before_feedback: null },
+          ],
+        },
+      ],
+    });
+    renderRoutes('/', <Route path="/" element={<ExamplesTable runId={3} finished />} />);
+
+    const table = await screen.findByRole('table', { name: 'Test rows' });
+    const headers = within(table)
+      .getAllByRole('columnheader')
+      .map((h) => h.textContent);
+    expect(headers).toEqual([
+      '#',
+      'Input',
+      'Expected',
+      'Output',
+      'Before',
+      'Feedback before',
+      'After',
+      'Feedback after',
+      'Trace',
+    ]);
+    const [first, second] = within(table).getAllByRole('row').slice(1);
+    const cells = (row: HTMLElement) =>
+      within(row)
+        .getAllByRole('cell')
+        .map((c) => c.textContent);
+    expect(cells(first!).slice(4, 8)).toEqual([
+      '0.00',
+      "reply: expected 'Refund started', got 'Hello'",
+      '1.00',
+      '—',
+    ]);
+    expect(cells(second!).slice(4, 8)).toEqual(['0.00', '—', '0.00', 'too curt']);
+  });
+
+  it('has no feedback columns when no row has feedback', async () => {
+    mockFetch({
+      'GET /api/runs/3/examples/?page=1&page_size=50': [
+        200,
+        { count: 1, page: 1, page_size: 50, results: [{ ...routed, feedback: null }] },
+      ],
+    });
+    renderRoutes('/', <Route path="/" element={<ExamplesTable runId={3} finished />} />);
+
+    const table = await screen.findByRole('table', { name: 'Test rows' });
+    expect(within(table).queryByRole('columnheader', { name: 'Feedback after' })).toBeNull();
+    expect(within(table).getAllByRole('columnheader')).toHaveLength(7);
+  });
 });

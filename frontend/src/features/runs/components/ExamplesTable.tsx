@@ -4,12 +4,15 @@ import { TraceSteps } from '@/lib/components/TraceSteps';
 
 const cell = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 const reward = (v: number | null | undefined) => (typeof v === 'number' ? v.toFixed(2) : '—');
+const said = (v: string | null | undefined) => v || '—';
 
 /**
  * The run's test rows after training, each with its reward before and after: the first
  * page, then the next ones on "More" (GET /api/runs/{id}/examples/; the run's row carries
  * figures only). Read once the run has stopped: it stores them at the end. Each row's
- * "Trace" button opens, under it, what each module got and said on that row.
+ * "Trace" button opens, under it, what each module got and said on that row. When the
+ * reward said something of some row (its feedback: the fields that differ, a judge's
+ * critique), each reward has the feedback beside it.
  */
 export function ExamplesTable({ runId, finished }: { runId: number; finished: boolean }) {
   const examples = useRunExamples(runId, finished);
@@ -27,6 +30,8 @@ export function ExamplesTable({ runId, finished }: { runId: number; finished: bo
   const rows = examples.data.pages.flatMap((page) => page.results as RunExample[]);
   const count = examples.data.pages[0]?.count ?? 0;
   if (count === 0) return <p className="note">This run stored no test rows.</p>;
+  const feedback = rows.some((row) => row.feedback || row.before_feedback);
+  const columns = feedback ? 9 : 7;
   return (
     <>
       <div className="table-scroll">
@@ -38,7 +43,9 @@ export function ExamplesTable({ runId, finished }: { runId: number; finished: bo
               <th>Expected</th>
               <th>Output</th>
               <th className="num">Before</th>
+              {feedback && <th>Feedback before</th>}
               <th className="num">After</th>
+              {feedback && <th>Feedback after</th>}
               <th>Trace</th>
             </tr>
           </thead>
@@ -54,7 +61,9 @@ export function ExamplesTable({ runId, finished }: { runId: number; finished: bo
                     <td className="mono">{cell(row.expected)}</td>
                     <td className="mono">{row.error ? row.error : cell(row.output)}</td>
                     <td className="num">{reward(row.before_reward)}</td>
+                    {feedback && <td>{said(row.before_feedback)}</td>}
                     <td className="num">{reward(row.after_reward ?? row.reward)}</td>
+                    {feedback && <td>{said(row.feedback)}</td>}
                     <td>
                       <button
                         type="button"
@@ -70,7 +79,7 @@ export function ExamplesTable({ runId, finished }: { runId: number; finished: bo
                   </tr>
                   {open.has(index) && (
                     <tr>
-                      <td colSpan={7}>
+                      <td colSpan={columns}>
                         <TraceSteps trace={row.trace} label={label} id={id} />
                       </td>
                     </tr>

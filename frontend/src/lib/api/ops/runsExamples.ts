@@ -16,6 +16,11 @@ export type RunExample = {
   /** The row's reward before / after training (means over repeats); null if not stored. */
   before_reward: number | null;
   after_reward: number | null;
+  /** What the reward said of `output` beside its score (ExactMatch's differing fields, a
+   * judge's critique); null when it said nothing, absent on rows stored before feedback. */
+  feedback?: string | null;
+  /** What it said of the row's output before training (the last evaluation before). */
+  before_feedback?: string | null;
   /** What each module got and said on the row, in call order (`TraceStep.as_json()`s;
    * `src/lib/trace/trace.ts` reads them); absent on rows stored before traces were. */
   trace?: unknown;
