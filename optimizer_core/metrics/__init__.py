@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from optimizer_core.metrics.field_rules import FieldRulesMetric
 from optimizer_core.metrics.metric import Metric
 from optimizer_core.metrics.metrics_wrappers import MeanMetricWrapper
 from optimizer_core.metrics.token_overlap import F1Score, Precision, Recall
@@ -17,6 +18,7 @@ from optimizer_core.saving.families import Family
 
 __all__ = [
     "F1Score",
+    "FieldRulesMetric",
     "MeanMetricWrapper",
     "Metric",
     "Precision",
@@ -29,8 +31,10 @@ __all__ = [
 _FAMILY: Family[Metric] = Family(
     kind="metric",
     base=Metric,
-    built_ins=(F1Score, MeanMetricWrapper, Precision, Recall),
+    built_ins=(F1Score, FieldRulesMetric, MeanMetricWrapper, Precision, Recall),
     wrap=MeanMetricWrapper,
+    # A run config names the field rules alike for its reward and its metrics.
+    aliases={"FieldRules": FieldRulesMetric, "field_rules": FieldRulesMetric},
 )
 
 #: Class names and snake_case names of the built-in metrics.
