@@ -37,7 +37,9 @@ class FieldRulesMetric(FieldRulesScorer, Metric):
         self.count = 0
 
     async def update_state(self, y_true: Any, y_pred: Any) -> None:
-        self.total += await self.score(y_true, y_pred)
+        # Rows are scored concurrently: read the total only once the score is in.
+        value = await self.score(y_true, y_pred)
+        self.total += value
         self.count += 1
 
     def result(self) -> float:

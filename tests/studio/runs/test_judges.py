@@ -242,3 +242,32 @@ def test_a_program_judges_on_the_judge_provider(user, scripted_server, judge_ser
     asked = json.dumps(judge_server.stats.requests[0]["messages"])
     assert "gold_answer" in asked
     assert run.after["summary"]["reward"]["mean"] == pytest.approx(0.25)
+
+
+def test_a_judge_watched_as_a_metric_calls_its_own_provider(user, scripted_server, judge_server):
+    judge_provider = make_provider(user, judge_server.base_url)
+    metric = {
+        "name": "lm_as_judge",
+        "params": {"score_type": "Rating10"},
+        "provider": judge_provider.pk,
+    }
+    run = start(user, scripted_server, config("exact_match", metric))
+    assert run.compile_config["metrics"] == [metric]
+
+    execute_run(run.pk)
+
+    run.refresh_from_db()
+    assert run.state == Run.State.SUCCEEDED, run.error
+    assert judge_server.stats.chat_requests > 0
+    assert run.after["summary"]["lm_as_judge_metric"]["mean"] == pytest.approx(6 / 9)
+    assert "reward" in run.after["summary"]  # exact match, optimised apart from the judge
+
+
+def test_a_judge_program_watched_as_a_metric_is_checked_too(user, scripted_server):
+    answers = make_version(user, name="answers")
+    problems = refusal(
+        user,
+        scripted_server,
+        config("exact_match", {"name": "program_as_judge", "program": answers.pk}),
+    )
+    assert list(problems) == ["compile_config.metrics[0].program"]
