@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from optimizer_core.metrics.field_rules import FieldRulesMetric
+from optimizer_core.metrics.judge_metrics import LMAsJudgeMetric, ProgramAsJudgeMetric
 from optimizer_core.metrics.metric import Metric
 from optimizer_core.metrics.metrics_wrappers import MeanMetricWrapper
 from optimizer_core.metrics.token_overlap import F1Score, Precision, Recall
@@ -17,9 +19,12 @@ from optimizer_core.saving.families import Family
 
 __all__ = [
     "F1Score",
+    "FieldRulesMetric",
+    "LMAsJudgeMetric",
     "MeanMetricWrapper",
     "Metric",
     "Precision",
+    "ProgramAsJudgeMetric",
     "Recall",
     "deserialize",
     "get",
@@ -29,8 +34,25 @@ __all__ = [
 _FAMILY: Family[Metric] = Family(
     kind="metric",
     base=Metric,
-    built_ins=(F1Score, MeanMetricWrapper, Precision, Recall),
+    built_ins=(
+        F1Score,
+        FieldRulesMetric,
+        LMAsJudgeMetric,
+        MeanMetricWrapper,
+        Precision,
+        ProgramAsJudgeMetric,
+        Recall,
+    ),
     wrap=MeanMetricWrapper,
+    # A run config names the configurable rewards alike as its reward and as its metrics.
+    aliases={
+        "FieldRules": FieldRulesMetric,
+        "field_rules": FieldRulesMetric,
+        "LMAsJudge": LMAsJudgeMetric,
+        "lm_as_judge": LMAsJudgeMetric,
+        "ProgramAsJudge": ProgramAsJudgeMetric,
+        "program_as_judge": ProgramAsJudgeMetric,
+    },
 )
 
 #: Class names and snake_case names of the built-in metrics.

@@ -44,7 +44,6 @@ Before any sample, and for the field averages before any field, the result is 0.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -53,6 +52,9 @@ from optimizer_core.metrics.metric import Metric
 from optimizer_core.rewards.reward import as_json
 from optimizer_core.saving.params import Param
 from optimizer_core.utils.json_utils import flatten_json, leaf_to_text, tokenize
+from optimizer_core.utils.token_scores import overlap as _overlap
+from optimizer_core.utils.token_scores import scores_from_counts as _scores_from_counts
+from optimizer_core.utils.token_scores import token_scores
 
 __all__ = [
     "AVERAGES",
@@ -70,38 +72,6 @@ Average = Literal["samples", "micro", "macro", "weighted"]
 
 #: The values of `average` besides None.
 AVERAGES: tuple[str, ...] = ("samples", "micro", "macro", "weighted")
-
-
-def _scores_from_counts(overlap: int, predicted: int, gold: int) -> _Scores:
-    """(precision, recall, f1) from an overlap and the two token counts."""
-    if not gold and not predicted:
-        return 1.0, 1.0, 1.0
-    if overlap == 0:
-        return 0.0, 0.0, 0.0
-    precision = overlap / predicted
-    recall = overlap / gold
-    return precision, recall, 2 * precision * recall / (precision + recall)
-
-
-def _overlap(gold: list[str], predicted: list[str]) -> int:
-    return sum((Counter(gold) & Counter(predicted)).values())
-
-
-def token_scores(gold_text: str, predicted_text: str) -> _Scores:
-    """(precision, recall, f1) of the predicted text's tokens against the gold text's.
-
-    Args:
-        gold_text: the ground truth text.
-        predicted_text: the predicted text.
-
-    Example:
-        ```python
-        token_scores("the cat sat", "cat sat down")  # (0.666..., 1.0, 0.8)
-        ```
-    """
-    gold = tokenize(gold_text)
-    predicted = tokenize(predicted_text)
-    return _scores_from_counts(_overlap(gold, predicted), len(predicted), len(gold))
 
 
 def _mean_leaf_score(y_true: Any, y_pred: Any, pick: Callable[[_Scores], float]) -> float:

@@ -12,6 +12,7 @@ from typing import Any
 
 from optimizer_core.rewards.cosine_similarity import CosineSimilarity
 from optimizer_core.rewards.exact_match import ExactMatch
+from optimizer_core.rewards.field_rules import FieldRules
 from optimizer_core.rewards.lm_as_judge import LMAsJudge
 from optimizer_core.rewards.program_as_judge import ProgramAsJudge
 from optimizer_core.rewards.reward import Reward, Scored
@@ -21,6 +22,7 @@ from optimizer_core.saving.families import Family
 __all__ = [
     "CosineSimilarity",
     "ExactMatch",
+    "FieldRules",
     "LMAsJudge",
     "MeanRewardWrapper",
     "ProgramAsJudge",
@@ -36,7 +38,14 @@ _FAMILY: Family[Reward] = Family(
     kind="reward",
     base=Reward,
     # In the order a catalogue shows them; the first is a run form's default.
-    built_ins=(ExactMatch, LMAsJudge, CosineSimilarity, ProgramAsJudge, MeanRewardWrapper),
+    built_ins=(
+        ExactMatch,
+        FieldRules,
+        LMAsJudge,
+        CosineSimilarity,
+        ProgramAsJudge,
+        MeanRewardWrapper,
+    ),
     wrap=MeanRewardWrapper,
     aliases={
         # The reference library's name for MeanRewardWrapper.

@@ -51,8 +51,10 @@ __all__ = [
     "user_params",
 ]
 
-#: The types a setting may have; ``"fields"`` is a list of output field names (masks).
-PARAM_TYPES = ("int", "float", "bool", "str", "str_list", "fields")
+#: The types a setting may have; ``"fields"`` is a list of output field names (masks),
+#: ``"field_rules"`` a list of rule objects (`optimizer_core.rewards.field_rules`; the
+#: class's constructor checks each rule, naming its index and key).
+PARAM_TYPES = ("int", "float", "bool", "str", "str_list", "fields", "field_rules")
 
 
 class _Missing:
@@ -319,6 +321,7 @@ def _kind_of(param: Param) -> str:
         "str": "a string",
         "str_list": "a list of strings",
         "fields": "a list of field names",
+        "field_rules": "a list of rules (objects)",
     }.get(param.type, param.type)
 
 
@@ -335,6 +338,8 @@ def _type_ok(param: Param, value: Any) -> bool:
         return isinstance(value, str)
     if param.type in ("str_list", "fields"):
         return isinstance(value, list) and all(isinstance(item, str) for item in value)
+    if param.type == "field_rules":
+        return isinstance(value, list) and all(isinstance(item, dict) for item in value)
     return True
 
 

@@ -8,6 +8,12 @@ or optimizer added to the engine (a built-in, or a class registered with
 from it, with no change to the studio or the browser app; `config` checks a
 run's configuration against the same declarations.
 
+Field rules (a param of type ``field_rules``) and judges need more than a
+setting's type: ``comparisons`` lists the field rules' comparisons with the rule
+keys each reads (`optimizer_core.rewards.field_rules.COMPARISONS`), and
+``score_types`` the scales an LM judge grades on, with their levels
+(`optimizer_core.score_types`), so the run form builds both from here.
+
 The providers' model catalogue (``/api/providers/catalogue/``) stays apart: it
 lists model names for the provider form, not engine classes.
 """
@@ -17,7 +23,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from optimizer_core.rewards.field_rules import COMPARISONS
 from optimizer_core.saving import Entry, Param, family
+from optimizer_core.score_types import SCORE_TYPES, score_levels
 from studio.runs.config import FIT_PARAMS, SUPPLIED_NEEDS
 
 logger = logging.getLogger(__name__)
@@ -76,11 +84,45 @@ def entries(kind: str) -> list[Entry]:
     return found
 
 
+#: What the run form calls each scale.
+SCALE_LABELS = {
+    "Score": "Score 0-1 in tenths",
+    "FineScore": "Score 0-1 in twentieths",
+    "Rating": "Rating 1-5",
+    "Rating10": "Rating 1-10",
+    "Rating20": "Rating 1-20",
+}
+
+
+def comparisons_json() -> list[JsonDict]:
+    """The field rules' comparisons: name, label, description and the rule keys each reads."""
+    return [
+        {
+            "name": c.name,
+            "label": c.label,
+            "description": c.description,
+            "options": list(c.options),
+        }
+        for c in COMPARISONS.values()
+    ]
+
+
+def score_types_json() -> list[JsonDict]:
+    """The scales an LM judge grades on: name, label and levels (lowest first)."""
+    return [
+        {"name": name, "label": SCALE_LABELS.get(name, name), "levels": score_levels(cls)}
+        for name, cls in SCORE_TYPES.items()
+    ]
+
+
 def run_catalogue() -> JsonDict:
-    """``{"rewards", "metrics", "optimizers": [entry...], "fit": [setting...]}``."""
+    """``{"rewards", "metrics", "optimizers": [entry...], "fit": [setting...],
+    "comparisons": [...], "score_types": [...]}``."""
     catalogue: JsonDict = {
         section: [entry_json(entry) for entry in entries(kind)]
         for section, kind in SECTIONS.items()
     }
     catalogue["fit"] = [param_json(param) for param in FIT_PARAMS]
+    catalogue["comparisons"] = comparisons_json()
+    catalogue["score_types"] = score_types_json()
     return catalogue

@@ -6,7 +6,14 @@
      "metrics": [{"name": "f1_score", "params": {"in_mask": ["answer"]}}],
      "optimizer": {"name": "random_few_shot", "params": {"nb_max_examples": 3, "seed": 0}}}
 
-A bare name stands for ``{"name": name, "params": {}}``. A name is looked up in
+A bare name stands for ``{"name": name, "params": {}}``. An entry that needs a
+language model or a program (a judge) may also carry ``"provider"`` (the
+judge's own provider, default the run's) and ``"program"`` (the judge program's
+version id); see `studio.runs.judges`, which resolves them, and stores them
+filled in. A ``field_rules`` reward or metric holds ``{"rules": [...]}``
+(`optimizer_core.rewards.field_rules`): each rule is checked at its own path
+(``compile_config.reward.params.rules.0.tolerance``), and each field it names
+must be an output field of the run's program. A name is looked up in
 the engine's family (`optimizer_core.saving.family`): a built-in in any
 spelling (``"ExactMatch"``, ``"exact_match"``) or the registered name of a
 registered member class. What the class needs (its ``needs``: a language model,
@@ -39,8 +46,9 @@ Errors are a `studio.runs.exceptions.RunConfigError` (a `DomainError`, 400) whos
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from optimizer_core.rewards.field_rules import FieldRuleError
 from optimizer_core.saving import (
     Param,
     RefusedObjectError,
@@ -52,14 +60,21 @@ from optimizer_core.saving import (
     safe_mode_scope,
     user_params,
 )
+from optimizer_core.saving.naming import snake_case
 from optimizer_core.saving.params import completed
 from studio.runs.exceptions import RunConfigError
 
+if TYPE_CHECKING:
+    from studio.runs.judges import Judges
+
 JsonDict = dict[str, Any]
 
-#: What the studio supplies to a class that needs it: the run's provider, and the
-#: owner's embedding model (see providers.default_embedding_model).
-SUPPLIED_NEEDS = ("language_model", "embedding_model")
+#: What the studio supplies to a class that needs it: the run's provider (or the entry's
+#: own), the owner's embedding model (see providers.default_embedding_model), and a
+#: judge program, one of the owner's program versions (see `studio.runs.judges`).
+SUPPLIED_NEEDS = ("language_model", "embedding_model", "program")
+#: The keys an entry may hold beside name and params (`studio.runs.judges`).
+JUDGE_KEYS = ("provider", "program")
 #: Constructor arguments a run config may not set.
 _RESERVED_PARAMS = ("language_model", "embedding_model", "distance_function")
 
@@ -140,19 +155,25 @@ _INT_RANGES = {
 }
 
 
-def _entry(value: Any, where: str) -> tuple[str, JsonDict]:
+def _entry(value: Any, where: str) -> tuple[str, JsonDict, JsonDict]:
+    """An entry's name, params and judge keys (``provider``, ``program``: None when absent)."""
     if isinstance(value, str):
-        return value, {}
+        return value, {}, {}
     if isinstance(value, dict):
-        unknown = sorted(set(value) - {"name", "params"})
+        unknown = sorted(set(value) - {"name", "params", *JUDGE_KEYS})
         if unknown:
-            raise RunConfigError(f"unknown key(s) {unknown}; expected name, params", path=where)
+            raise RunConfigError(
+                f"unknown key(s) {unknown}; expected name, params (and provider, program "
+                "for a judge)",
+                path=where,
+            )
         name, params = value.get("name"), value.get("params") or {}
         if not isinstance(name, str) or not name:
             raise RunConfigError("a name is required", path=f"{where}.name")
         if not isinstance(params, dict):
             raise RunConfigError("must be an object", path=f"{where}.params")
-        return name, dict(params)
+        extras = {key: value[key] for key in JUDGE_KEYS if value.get(key) is not None}
+        return name, dict(params), extras
     raise RunConfigError('expected a name or {"name": ..., "params": {...}}', path=where)
 
 
@@ -177,10 +198,49 @@ def needs_embedding_model(config: Any) -> bool:
     return False
 
 
+def _rules_error(error: FieldRuleError, where: str) -> RunConfigError:
+    path = f"{where}.params.rules"
+    if error.index is not None:
+        path += f".{error.index}"
+    if error.key is not None:
+        path += f".{error.key}"
+    return RunConfigError(error.reason, path=path)
+
+
+def _check_rule_fields(built: Any, where: str, fields: list[str] | None) -> None:
+    """Each field rule names one of the program's output fields, else refused at its path."""
+    if fields is None:
+        return
+    for index, rule in enumerate(getattr(built, "rules", ())):
+        if rule.field not in fields:
+            raise RunConfigError(
+                f"the program's outputs have no field {rule.field!r}; they have {fields}",
+                path=f"{where}.params.rules.{index}.field",
+            )
+
+
 def _build(
-    kind: str, value: Any, where: str, language_model: Any, embedding_model: Any = None
+    kind: str,
+    value: Any,
+    where: str,
+    language_model: Any,
+    embedding_model: Any = None,
+    judges: Judges | None = None,
 ) -> Any:
-    name, params = _entry(value, where)
+    return _build_entry(kind, value, where, language_model, embedding_model, judges)[0]
+
+
+def _build_entry(
+    kind: str,
+    value: Any,
+    where: str,
+    language_model: Any,
+    embedding_model: Any = None,
+    judges: Judges | None = None,
+) -> tuple[Any, Any]:
+    """The entry's object, and the entry as the run stores it (the judges' ids filled in)."""
+    name, params, extras = _entry(value, where)
+    stored: Any = value
     members = family(kind)
     cls = members.find(name)
     if cls is None:
@@ -197,6 +257,17 @@ def _build(
     except (TypeError, ValueError) as error:
         raise RunConfigError(str(error), path=f"{where}.params") from None
     needs = needs_of(cls)
+    for key, need in (("provider", "language_model"), ("program", "program")):
+        if key in extras and need not in needs and not (key == "provider" and "program" in needs):
+            raise RunConfigError(f"{name!r} takes no {key}: it is no judge", path=f"{where}.{key}")
+    if judges is not None and ({"language_model", "program"} & set(needs)):
+        provider = judges.provider(extras.get("provider"), f"{where}.provider")
+        language_model = judges.language_model(provider)
+        stored = {"name": name, "params": dict(params), "provider": provider.pk}
+        if "program" in needs:
+            version = judges.version(extras.get("program"), f"{where}.program")
+            params["program"] = judges.program(version, language_model, f"{where}.program")
+            stored["program"] = version.pk
     if "language_model" in needs:
         if language_model is None:
             from optimizer_core.language_models import FakeLanguageModel
@@ -216,7 +287,9 @@ def _build(
     }
     try:
         with safe_mode_scope(True):
-            return members.get(members.deserialize(serialised))
+            built = members.get(members.deserialize(serialised))
+    except FieldRuleError as error:
+        raise _rules_error(error, where) from None
     except RefusedObjectError as error:
         inside = locate(params, error.config)
         field = f"{where}.params.{inside}" if inside else f"{where}.params"
@@ -224,17 +297,36 @@ def _build(
     except KeyError as error:
         raise RunConfigError(f"missing parameter {error}", path=f"{where}.params") from None
     except (TypeError, ValueError) as error:
+        if isinstance(error.__cause__, FieldRuleError):
+            raise _rules_error(error.__cause__, where) from None
         raise RunConfigError(str(error), path=f"{where}.params") from None
+    _check_rule_fields(built, where, judges.run_output_fields if judges is not None else None)
+    return built, stored
 
 
 def build_compile_objects(
-    config: JsonDict, language_model: Any = None, embedding_model: Any = None
+    config: JsonDict,
+    language_model: Any = None,
+    embedding_model: Any = None,
+    judges: Judges | None = None,
 ) -> JsonDict:
     """``{"reward", "optimizer", "metrics"}`` objects for `Program.compile`.
+
+    Args:
+        judges: resolves the judges' providers and programs, and checks field rules
+            against the program's outputs (`studio.runs.judges`); None: a judge that
+            needs a program cannot be built, a judge LM is the run's.
 
     Raises:
         RunConfigError: at the path of the field (``compile_config.reward.name`` ...).
     """
+    return _compile(config, language_model, embedding_model, judges)[0]
+
+
+def _compile(
+    config: Any, language_model: Any, embedding_model: Any, judges: Judges | None
+) -> tuple[JsonDict, JsonDict]:
+    """The compile objects, and the config as the run stores it."""
     if not isinstance(config, dict):
         raise RunConfigError("must be an object", path="compile_config")
     unknown = sorted(set(config) - {"reward", "optimizer", "metrics"})
@@ -246,15 +338,24 @@ def build_compile_objects(
     metrics = config.get("metrics") or []
     if not isinstance(metrics, list):
         raise RunConfigError("must be a list", path="compile_config.metrics")
-    models = (language_model, embedding_model)
-    return {
-        "reward": _build("reward", config["reward"], "compile_config.reward", *models),
-        "optimizer": _build("optimizer", config["optimizer"], "compile_config.optimizer", *models),
-        "metrics": [
-            _build("metric", m, f"compile_config.metrics[{i}]", *models)
-            for i, m in enumerate(metrics)
-        ],
+    models = (language_model, embedding_model, judges)
+    reward, stored_reward = _build_entry(
+        "reward", config["reward"], "compile_config.reward", *models
+    )
+    optimizer = _build("optimizer", config["optimizer"], "compile_config.optimizer", *models)
+    built_metrics = [
+        _build_entry("metric", m, f"compile_config.metrics[{i}]", *models)
+        for i, m in enumerate(metrics)
+    ]
+    stored = {**config, "reward": stored_reward}
+    if "metrics" in config:
+        stored["metrics"] = [entry for _, entry in built_metrics]
+    objects = {
+        "reward": reward,
+        "optimizer": optimizer,
+        "metrics": [metric for metric, _ in built_metrics],
     }
+    return objects, stored
 
 
 def build_reward(
@@ -275,10 +376,14 @@ def build_reward(
     return _build("reward", value, path, language_model, embedding_model)
 
 
-def validate_compile_config(config: Any) -> JsonDict:
-    """Check a compile config (by building it) and return it unchanged."""
-    build_compile_objects(config)
-    return dict(config)
+def validate_compile_config(config: Any, judges: Judges | None = None) -> JsonDict:
+    """Check a compile config (by building it) and return it as the run stores it.
+
+    Args:
+        judges: see `build_compile_objects`; with it, the entries of judges come back
+            with their ``provider`` (and ``program``) ids filled in.
+    """
+    return dict(_compile(config, None, None, judges)[1])
 
 
 def validate_fit_config(config: Any, *, metrics: list[str] | None = None) -> JsonDict:
@@ -337,9 +442,17 @@ def metric_names(compile_config: Any) -> list[str]:
     """The names the metrics of a (valid) compile config log under (``f1_score``...)."""
     metrics = (compile_config or {}).get("metrics") or []
     return [
-        str(_build("metric", entry, f"compile_config.metrics[{index}]", None).name)
+        _metric_name(entry, f"compile_config.metrics[{index}]")
         for index, entry in enumerate(metrics)
     ]
+
+
+def _metric_name(entry: Any, where: str) -> str:
+    name, params, _ = _entry(entry, where)
+    cls = family("metric").find(name)
+    if cls is not None and "program" in needs_of(cls):  # its judge is only resolved with judges
+        return str(params.get("name") or snake_case(cls.__name__))
+    return str(_build("metric", entry, where, None).name)
 
 
 def _early_stopping(value: Any, *, validation: bool, metrics: list[str] | None) -> JsonDict | None:

@@ -24,6 +24,7 @@ from studio.runs import resources
 from studio.runs.config import metric_names, validate_compile_config, validate_fit_config
 from studio.runs.events import RUN_EVENTS
 from studio.runs.exceptions import InvalidTransition, RunConfigError
+from studio.runs.judges import Judges, output_fields
 from studio.runs.models import Checkpoint, Run
 
 logger = logging.getLogger(__name__)
@@ -77,6 +78,15 @@ def _check_document(document: Any) -> None:
         )
 
 
+def _judges(owner: Any, provider: Any, document: Any) -> Judges:
+    """What resolves a run's judges, with its program's output fields (for field rules)."""
+    from studio.programs.documents import load_program
+
+    return Judges(
+        owner=owner, provider=provider, run_output_fields=output_fields(load_program(document))
+    )
+
+
 def start_run(
     *,
     owner: Any,
@@ -103,7 +113,9 @@ def start_run(
     version = resources.usable_version(dataset, dataset_version, RunConfigError)
     resources.usable_provider(provider, RunConfigError, path="provider")
     _check_document(program_version.document)
-    compile_config = validate_compile_config(compile_config)
+    compile_config = validate_compile_config(
+        compile_config, _judges(owner, provider, program_version.document)
+    )
     fit_config = validate_fit_config(fit_config, metrics=metric_names(compile_config))
     with transaction.atomic():
         run = Run.objects.create(
@@ -169,7 +181,8 @@ def fork_run(
             f"run {run.pk} has no checkpoint {epoch}; it has {epochs}", path="epoch"
         )
     compile_config = validate_compile_config(
-        compile_config if compile_config is not None else run.compile_config
+        compile_config if compile_config is not None else run.compile_config,
+        _judges(owner or run.owner, run.provider, run.program_version.document),
     )
     fit_config = validate_fit_config(
         {**run.fit_config, **(fit_config or {})}, metrics=metric_names(compile_config)

@@ -53,6 +53,7 @@ from studio.runs.config import (
     evaluation_settings,
     needs_embedding_model,
 )
+from studio.runs.judges import Judges
 from studio.runs.models import Run
 from studio.runs.significance import paired_gain, rows_digest
 
@@ -72,6 +73,7 @@ def build_program(
     *,
     restore_optimizer_state: bool,
     embedding_model: Any = None,
+    judges: Judges | None = None,
 ) -> Program:
     """A program from its JSON document, compiled from the run's config, calling the provider.
 
@@ -80,11 +82,14 @@ def build_program(
         compile_config: the run's compile config (see `studio.runs.config`).
         language_model: the provider's model; it replaces every module's model.
         restore_optimizer_state: carry the document's optimizer state over (resume, fork).
+        judges: the judges' providers and programs, fetched (`studio.runs.judges`).
     """
     state = document.get("optimizer_state")
     program = load_program({**document, "compile_config": None, "optimizer_state": None})
     program.set_language_model(language_model)
-    program.compile(**build_compile_objects(compile_config, language_model, embedding_model))
+    program.compile(
+        **build_compile_objects(compile_config, language_model, embedding_model, judges)
+    )
     if restore_optimizer_state and state and program.optimizer is not None:
         program.optimizer.set_state(state)
     return program
@@ -121,6 +126,7 @@ class _Context:
     y_train: list[Any]
     x_test: list[Any]
     y_test: list[Any]
+    judges: Judges
 
 
 def _load_context(run_id: int) -> _Context:
@@ -153,13 +159,20 @@ def _load_context(run_id: int) -> _Context:
         run.dataset_version = version
     x_train, y_train = resources.load_examples(run.dataset, split="train", version=version)
     x_test, y_test = resources.load_examples(run.dataset, split="test", version=version)
+    language_model = resources.build_language_model(run.provider)
+    # The judges' providers and program versions, read here: the program is built in
+    # the event loop, which does not reach the database.
+    judges = Judges(
+        owner=run.owner, provider=run.provider, language_model=language_model, live=True
+    )
+    judges.fetch(run.compile_config)
     return _Context(
         run=run,
         document=document,
         initial_epoch=initial_epoch,
         restore_optimizer_state=restore,
         resumed_from=resumed,
-        language_model=resources.build_language_model(run.provider),
+        language_model=language_model,
         embedding_model=resources.default_embedding_model(run.owner)
         if needs_embedding_model(run.compile_config)
         else None,
@@ -167,6 +180,7 @@ def _load_context(run_id: int) -> _Context:
         y_train=y_train,
         x_test=x_test,
         y_test=y_test,
+        judges=judges,
     )
 
 
@@ -316,6 +330,7 @@ def _event_logger(ctx: _Context, watcher: Watcher) -> RunEventLogger:
     embeddings), less what the run's earlier attempts spent.
     """
     models = [m for m in (ctx.language_model, ctx.embedding_model) if m is not None]
+    models += list(ctx.judges.models.values())  # judges on providers of their own
     base = dict(ctx.run.usage or {})
     caps = budget_caps(ctx.run.fit_config)
     budget = Budget.from_usage(base, **caps) if caps is not None else None
@@ -362,9 +377,11 @@ async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
     run = ctx.run
     run_id = run.pk
     budget = log.meter.budget
-    if run.fit_config.get("cache", True) and hasattr(ctx.language_model, "use_cache"):
+    if run.fit_config.get("cache", True):
         # The owner's response cache: identical requests of their runs are answered once.
-        ctx.language_model.use_cache(settings.STUDIO_LM_CACHE_DIR / f"user_{run.owner_id}")
+        for model in (ctx.language_model, *ctx.judges.models.values()):
+            if hasattr(model, "use_cache"):
+                model.use_cache(settings.STUDIO_LM_CACHE_DIR / f"user_{run.owner_id}")
     if ctx.resumed_from is not None:
         await log.emit("resumed", {"from_epoch": ctx.resumed_from, "attempt": run.attempts})
     program = build_program(
@@ -373,6 +390,7 @@ async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
         ctx.language_model,
         restore_optimizer_state=ctx.restore_optimizer_state,
         embedding_model=ctx.embedding_model,
+        judges=ctx.judges,
     )
     spent_before = budget.snapshot() if budget is not None else None
     if run.before is None:

@@ -56,8 +56,13 @@ BUILT_INS = [
 IDS = [f"{kind}:{cls.__name__}" for kind, cls in BUILT_INS]
 
 
+#: A valid value of each required setting (one without a default), by name.
+REQUIRED: dict[str, Any] = {"rules": [{"field": "answer", "comparison": "exact"}]}
+
+
 def build(cls: type[Any], **settings: Any) -> Any:
-    return cls(**{need: NEEDS[need] for need in needs_of(cls)}, **settings)
+    required = {p.name: REQUIRED[p.name] for p in user_params(cls) if p.required}
+    return cls(**{need: NEEDS[need] for need in needs_of(cls)}, **{**required, **settings})
 
 
 def lowest(param: Param) -> Any:
@@ -103,6 +108,10 @@ def test_every_built_in_declares_its_settings_truly(kind: str, cls: type[Any]) -
     for param in settings:
         assert param.description, f"{cls.__name__}.{param.name}: describe it"
         assert param.label
+        if param.required:  # no default: `build` gives it REQUIRED's value
+            assert param.name in REQUIRED, f"{cls.__name__}.{param.name}: add it to REQUIRED"
+            check_value(param, REQUIRED[param.name])
+            continue
         assert param.default == arguments[param.name][0].default, param.name
         if param.name in config:
             assert config[param.name] == param.default, f"{cls.__name__}.{param.name}"

@@ -407,7 +407,9 @@ class CatalogueParamSerializer(serializers.Serializer[dict[str, Any]]):
     description = serializers.CharField(allow_blank=True)
     type = serializers.ChoiceField(
         choices=PARAM_TYPES,
-        help_text="`fields`: a list of the dataset's output field names (a mask)",
+        help_text="`fields`: a list of the dataset's output field names (a mask); "
+        "`field_rules`: a list of rules, {field, comparison, weight, tolerance, relative, "
+        "pattern} (see the catalogue's `comparisons`)",
     )
     default = JSONField(allow_null=True, help_text="the value used when the key is left out")
     nullable = serializers.BooleanField(help_text="whether null is allowed")
@@ -429,9 +431,33 @@ class CatalogueEntrySerializer(serializers.Serializer[dict[str, Any]]):
     description = serializers.CharField(allow_blank=True)
     needs = serializers.ListField(
         child=serializers.ChoiceField(choices=SUPPLIED_NEEDS),
-        help_text="what the studio supplies to it: the run's provider, the owner's embedding model",
+        help_text="what the studio supplies to it: the run's provider (or the entry's own "
+        "`provider`), the owner's embedding model, a judge program (the entry's `program`: "
+        "a program version id)",
     )
     params = CatalogueParamSerializer(many=True)
+
+
+class CatalogueComparisonSerializer(serializers.Serializer[dict[str, Any]]):
+    """One comparison a field rule may use."""
+
+    name = serializers.CharField(help_text="a rule's `comparison`")
+    label = serializers.CharField()
+    description = serializers.CharField()
+    options = serializers.ListField(
+        child=serializers.ChoiceField(choices=["tolerance", "relative", "pattern"]),
+        help_text="the rule keys it reads besides field and weight",
+    )
+
+
+class CatalogueScoreTypeSerializer(serializers.Serializer[dict[str, Any]]):
+    """A scale an LM judge grades on (its `score_type`)."""
+
+    name = serializers.CharField(help_text="the value of `score_type`")
+    label = serializers.CharField()
+    levels = serializers.ListField(
+        child=serializers.FloatField(), help_text="the grades, lowest first (brought to 0-1)"
+    )
 
 
 class CatalogueSerializer(serializers.Serializer[dict[str, Any]]):
@@ -441,6 +467,10 @@ class CatalogueSerializer(serializers.Serializer[dict[str, Any]]):
     metrics = CatalogueEntrySerializer(many=True)
     optimizers = CatalogueEntrySerializer(many=True)
     fit = CatalogueParamSerializer(many=True, help_text="the settings of `fit_config`")
+    comparisons = CatalogueComparisonSerializer(
+        many=True, help_text="what a field rule may compare with"
+    )
+    score_types = CatalogueScoreTypeSerializer(many=True, help_text="an LM judge's scales")
 
 
 class ThroughputSerializer(serializers.Serializer[dict[str, Any]]):

@@ -91,15 +91,32 @@ def test_only_a_signed_in_user_reads_the_catalogue(api: APIClient) -> None:
     assert APIClient().get("/api/catalogue/").status_code in (401, 403)
     response = api.get("/api/catalogue/")
     assert response.status_code == 200
-    assert set(response.json()) == {"rewards", "metrics", "optimizers", "fit"}
+    assert set(response.json()) == {
+        "rewards", "metrics", "optimizers", "fit", "comparisons", "score_types"
+    }  # fmt: skip
 
 
 def test_the_built_ins_with_their_needs_and_settings(api: APIClient) -> None:
     catalogue = api.get("/api/catalogue/").json()
     rewards = by_name(catalogue["rewards"])
-    # What the studio cannot supply (a function, a judge program) is left out.
-    assert {"ExactMatch", "LMAsJudge", "CosineSimilarity"} <= set(rewards)
-    assert not {"MeanRewardWrapper", "ProgramAsJudge"} & set(rewards)
+    # What the studio cannot supply (a function) is left out; a judge program is one of
+    # the user's program versions, named by the entry.
+    assert {"ExactMatch", "FieldRules", "LMAsJudge", "CosineSimilarity"} <= set(rewards)
+    assert "MeanRewardWrapper" not in rewards
+    assert rewards["ProgramAsJudge"]["needs"] == ["program"]
+    [rules] = rewards["FieldRules"]["params"]
+    assert rules["name"] == "rules" and rules["type"] == "field_rules" and rules["required"]
+    assert params_of(by_name(catalogue["metrics"])["FieldRulesMetric"]) == {"rules": rules}
+    comparisons = by_name(catalogue["comparisons"])
+    assert list(comparisons) == [
+        "exact", "normalized", "numeric", "regex", "contains", "token_f1", "set_f1", "json_equal"
+    ]  # fmt: skip
+    assert comparisons["numeric"]["options"] == ["tolerance", "relative"]
+    assert comparisons["regex"]["options"] == ["pattern"]
+    scales = by_name(catalogue["score_types"])
+    assert scales["Rating"] == {"name": "Rating", "label": "Rating 1-5", "levels": [1, 2, 3, 4, 5]}
+    assert scales["Score"]["levels"][:2] == [0.0, 0.1] and len(scales["Rating10"]["levels"]) == 10
+    assert params_of(rewards["LMAsJudge"])["score_type"]["choices"] == list(scales)
     judge = rewards["LMAsJudge"]
     assert judge["label"] == "LM as judge" and judge["needs"] == ["language_model"]
     assert judge["description"].startswith("A language model grades")

@@ -110,7 +110,7 @@ describe('NewRunPage', () => {
     await user.selectOptions(screen.getByLabelText('Reward'), 'LMAsJudge');
     await user.type(screen.getByLabelText('Criteria'), 'same city');
     // The judge's scale and the metric's average come from their declared settings.
-    expect(screen.getByLabelText('Score scale')).toHaveDisplayValue('Score');
+    expect(screen.getByLabelText('Score scale')).toHaveDisplayValue('Score 0-1 in tenths');
     await user.selectOptions(screen.getByLabelText('Score scale'), 'Rating');
     await user.click(
       within(screen.getByRole('group', { name: 'in_mask' })).getByLabelText('answer'),

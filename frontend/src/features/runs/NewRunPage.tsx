@@ -17,6 +17,9 @@ import { MetricsChooser } from './components/setup/MetricsChooser';
 import { OptimizerChooser } from './components/setup/OptimizerChooser';
 import { ParamFields } from './components/setup/ParamFields';
 import { Problems } from './components/setup/Problems';
+import { configuredEntry } from './components/setup/configuredEntry';
+import { serverRuleErrors } from './components/setup/fieldRules';
+import { serverJudgeErrors } from './components/setup/judge';
 import { RewardChooser } from './components/setup/RewardChooser';
 import { RunTargetFields } from './components/setup/RunTargetFields';
 import { capsOf } from './model/budget';
@@ -49,7 +52,14 @@ import {
 } from './model/runSetup';
 
 /** Until the catalogue arrives the choosers have nothing to offer. */
-const NO_CATALOGUE: Catalogue = { rewards: [], metrics: [], optimizers: [], fit: [] };
+const NO_CATALOGUE: Catalogue = {
+  rewards: [],
+  metrics: [],
+  optimizers: [],
+  fit: [],
+  comparisons: [],
+  score_types: [],
+};
 
 const noErrors = (parsed: { errors: Record<string, string> }) =>
   Object.keys(parsed.errors).length === 0;
@@ -107,6 +117,23 @@ export default function NewRunPage() {
     const values = entry ? metricValues(entry, m.values, rewardEntry, reward.values) : {};
     return { name: m.name, parsed: parseParams(entry?.params ?? [], values) };
   });
+  const outputFields = fieldsOf(dataset?.output_schema);
+  const rewardConfigured = configuredEntry(
+    rewardEntry,
+    reward,
+    rewardParsed,
+    catalogue.comparisons,
+    outputFields,
+  );
+  const metricsConfigured = metrics.map((m, index) =>
+    configuredEntry(
+      findEntry(catalogue.metrics, m.name),
+      m,
+      metricsParsed[index]!.parsed,
+      catalogue.comparisons,
+      outputFields,
+    ),
+  );
   const optimizerEntry = findEntry(catalogue.optimizers, optimizer.name);
   // What this user's finished runs on the provider measured (those with the picked optimizer
   // first): duration, tokens, cost. Asked once the catalogue names the optimizer.
@@ -133,13 +160,50 @@ export default function NewRunPage() {
   const serverProblems = create.error instanceof ApiError ? create.error.problems : [];
   const bySection = (section: ReturnType<typeof sectionOf>) =>
     serverProblems.filter((p) => sectionOf(p.path) === section);
-  const valid = [
-    rewardParsed,
-    optimizerParsed,
-    fitParsed,
-    earlyParsed,
-    ...metricsParsed.map((m) => m.parsed),
-  ].every(noErrors);
+  const valid =
+    [
+      rewardParsed,
+      optimizerParsed,
+      fitParsed,
+      earlyParsed,
+      ...metricsParsed.map((m) => m.parsed),
+    ].every(noErrors) &&
+    rewardConfigured.valid &&
+    metricsConfigured.every((m) => m.valid);
+  // The builders' errors: the form's own, else the server's at the same path.
+  const builderChoices = {
+    outputFields,
+    comparisons: catalogue.comparisons,
+    scoreTypes: catalogue.score_types,
+    providers: resolved.providers,
+    programs: programs.data ?? [],
+  };
+  const rewardRuleErrors = {
+    ...serverRuleErrors(serverProblems, 'compile_config.reward.params'),
+    ...rewardConfigured.ruleErrors,
+  };
+  const rewardJudgeErrors = {
+    ...serverJudgeErrors(serverProblems, 'compile_config.reward'),
+    ...(rewardConfigured.judgeError ? { program: rewardConfigured.judgeError } : {}),
+  };
+  const metricRuleErrors = Object.fromEntries(
+    metricsConfigured.map((m, i) => [
+      m.chosen.name,
+      {
+        ...serverRuleErrors(serverProblems, `compile_config.metrics[${i}].params`),
+        ...m.ruleErrors,
+      },
+    ]),
+  );
+  const metricJudgeErrors = Object.fromEntries(
+    metricsConfigured.map((m, i) => [
+      m.chosen.name,
+      {
+        ...serverJudgeErrors(serverProblems, `compile_config.metrics[${i}]`),
+        ...(m.judgeError ? { program: m.judgeError } : {}),
+      },
+    ]),
+  );
   const ready =
     catalogueQuery.isSuccess &&
     versionId !== null &&
@@ -157,8 +221,8 @@ export default function NewRunPage() {
         ...(datasetVersion ? { dataset_version: datasetVersion.number } : {}),
         provider: providerId,
         compile_config: compileConfig(
-          { name: reward.name, params: rewardParsed.values },
-          metricsParsed.map((m) => ({ name: m.name, params: m.parsed.values })),
+          rewardConfigured.chosen,
+          metricsConfigured.map((m) => m.chosen),
           { name: optimizer.name, params: optimizerParsed.values },
         ),
         fit_config: earlyParsed.value
@@ -205,10 +269,13 @@ export default function NewRunPage() {
           <h2>Reward and metrics</h2>
           <RewardChooser
             rewards={catalogue.rewards}
-            outputFields={fieldsOf(dataset?.output_schema)}
+            outputFields={outputFields}
             value={reward}
             errors={rewardParsed.errors}
             onChange={setReward}
+            choices={builderChoices}
+            ruleErrors={rewardRuleErrors}
+            judgeErrors={rewardJudgeErrors}
           />
           <Problems problems={bySection('reward')} />
           <MetricsChooser
@@ -216,6 +283,9 @@ export default function NewRunPage() {
             reward={rewardEntry}
             value={metrics}
             errors={Object.fromEntries(metricsParsed.map((m) => [m.name, m.parsed.errors]))}
+            choices={builderChoices}
+            ruleErrors={metricRuleErrors}
+            judgeErrors={metricJudgeErrors}
             onChange={setMetrics}
           />
           <Problems problems={bySection('metrics')} />

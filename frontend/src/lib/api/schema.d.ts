@@ -1229,6 +1229,19 @@ export interface components {
             optimizers: components["schemas"]["CatalogueEntry"][];
             /** @description the settings of `fit_config` */
             fit: components["schemas"]["CatalogueParam"][];
+            /** @description what a field rule may compare with */
+            comparisons: components["schemas"]["CatalogueComparison"][];
+            /** @description an LM judge's scales */
+            score_types: components["schemas"]["CatalogueScoreType"][];
+        };
+        /** @description One comparison a field rule may use. */
+        CatalogueComparison: {
+            /** @description a rule's `comparison` */
+            name: string;
+            label: string;
+            description: string;
+            /** @description the rule keys it reads besides field and weight */
+            options: components["schemas"]["OptionsEnum"][];
         };
         /** @description A reward, metric or optimizer a run can use. */
         CatalogueEntry: {
@@ -1236,7 +1249,7 @@ export interface components {
             name: string;
             label: string;
             description: string;
-            /** @description what the studio supplies to it: the run's provider, the owner's embedding model */
+            /** @description what the studio supplies to it: the run's provider (or the entry's own `provider`), the owner's embedding model, a judge program (the entry's `program`: a program version id) */
             needs: components["schemas"]["NeedsEnum"][];
             params: components["schemas"]["CatalogueParam"][];
         };
@@ -1247,7 +1260,7 @@ export interface components {
             label: string;
             description: string;
             /**
-             * @description `fields`: a list of the dataset's output field names (a mask)
+             * @description `fields`: a list of the dataset's output field names (a mask); `field_rules`: a list of rules, {field, comparison, weight, tolerance, relative, pattern} (see the catalogue's `comparisons`)
              *
              *     * `int` - int
              *     * `float` - float
@@ -1255,6 +1268,7 @@ export interface components {
              *     * `str` - str
              *     * `str_list` - str_list
              *     * `fields` - fields
+             *     * `field_rules` - field_rules
              */
             type: components["schemas"]["TypeEnum"];
             /** @description the value used when the key is left out */
@@ -1272,6 +1286,14 @@ export interface components {
             exclusive_maximum: boolean;
             /** @description the allowed values of a str */
             choices: string[] | null;
+        };
+        /** @description A scale an LM judge grades on (its `score_type`). */
+        CatalogueScoreType: {
+            /** @description the value of `score_type` */
+            name: string;
+            label: string;
+            /** @description the grades, lowest first (brought to 0-1) */
+            levels: number[];
         };
         Checkpoint: {
             /** @description epochs completed (1-based) */
@@ -1788,9 +1810,10 @@ export interface components {
         /**
          * @description * `language_model` - language_model
          *     * `embedding_model` - embedding_model
+         *     * `program` - program
          * @enum {string}
          */
-        NeedsEnum: "language_model" | "embedding_model";
+        NeedsEnum: "language_model" | "embedding_model" | "program";
         /** @enum {unknown} */
         NullEnum: null;
         /**
@@ -1800,6 +1823,13 @@ export interface components {
          * @enum {string}
          */
         OpEnum: "changed" | "added" | "removed";
+        /**
+         * @description * `tolerance` - tolerance
+         *     * `relative` - relative
+         *     * `pattern` - pattern
+         * @enum {string}
+         */
+        OptionsEnum: "tolerance" | "relative" | "pattern";
         /**
          * @description * `optimizer` - optimizer
          *     * `provider` - provider
@@ -2643,9 +2673,10 @@ export interface components {
          *     * `str` - str
          *     * `str_list` - str_list
          *     * `fields` - fields
+         *     * `field_rules` - field_rules
          * @enum {string}
          */
-        TypeEnum: "int" | "float" | "bool" | "str" | "str_list" | "fields";
+        TypeEnum: "int" | "float" | "bool" | "str" | "str_list" | "fields" | "field_rules";
         Usage: {
             totals: components["schemas"]["UsageTotals"];
             /** @description calls to the predict endpoint */

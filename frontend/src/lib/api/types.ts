@@ -25,5 +25,7 @@ export type TraceEntry = S['TraceEntry'];
 export type Catalogue = S['Catalogue'];
 export type CatalogueEntry = S['CatalogueEntry'];
 export type CatalogueParam = S['CatalogueParam'];
+export type CatalogueComparison = S['CatalogueComparison'];
+export type CatalogueScoreType = S['CatalogueScoreType'];
 export type PairedComparison = S['PairedComparison'];
 export type Versus = S['Versus'];

@@ -6,6 +6,8 @@
  * `fit_config` the API takes. Nothing here knows a reward or an optimizer by name.
  */
 import type { CatalogueEntry, CatalogueParam } from '@/lib/api/types';
+import type { RuleForm } from '../components/setup/fieldRules';
+import type { JudgeForm } from '../components/setup/judge';
 
 export type ParamSpec = CatalogueParam;
 
@@ -28,8 +30,11 @@ export function defaults(specs: ParamSpec[]): FormValues {
   );
 }
 
-/** A chosen catalogue entry and its settings as typed. */
-export type EntryForm = { name: string; values: FormValues };
+/**
+ * A chosen catalogue entry and its settings as typed; a `field_rules` setting's rows, and
+ * a judge's provider and program, beside them (setup/FieldRulesBuilder, setup/JudgeFields).
+ */
+export type EntryForm = { name: string; values: FormValues; rules?: RuleForm[]; judge?: JudgeForm };
 
 export function entryDefaults(entry: CatalogueEntry): EntryForm {
   return { name: entry.name, values: defaults(entry.params) };
@@ -72,6 +77,7 @@ export function parseParams(specs: ParamSpec[], form: FormValues): Parsed {
   const errors: Record<string, string> = {};
   for (const spec of specs) {
     const raw = form[spec.name];
+    if (spec.type === 'field_rules') continue; // the rules builder's (setup/fieldRules.ts)
     if (spec.type === 'bool') {
       values[spec.name] = Boolean(raw);
       continue;
@@ -162,7 +168,13 @@ export function metricValues(
   return values;
 }
 
-export type Chosen = { name: string; params: Record<string, unknown> };
+/** An entry as `compile_config` holds it; a judge's `provider` / `program` ids beside. */
+export type Chosen = {
+  name: string;
+  params: Record<string, unknown>;
+  provider?: number;
+  program?: number;
+};
 
 /** The `compile_config` of studio/runs/config.py. */
 export function compileConfig(

@@ -1,11 +1,14 @@
 import type { CatalogueEntry } from '@/lib/api/types';
 import { defaults, findEntry, ownParams, type EntryForm } from '../../model/runConfig';
 import { CheckboxGroup } from './CheckboxGroup';
+import { builderDefaults, plainParams } from './configuredEntry';
+import { EntryBuilders, type BuilderChoices } from './EntryBuilders';
 import { ParamFields } from './ParamFields';
 
 /**
  * The metrics (from `metrics`) to log beside the reward, and the settings of each picked
- * one; the output-field masks are the reward's (see `ownParams`).
+ * one; the output-field masks are the reward's (see `ownParams`); field rules and a
+ * judge's fields where a metric has them (setup/EntryBuilders).
  */
 export function MetricsChooser({
   metrics,
@@ -13,6 +16,9 @@ export function MetricsChooser({
   value,
   errors,
   onChange,
+  choices,
+  ruleErrors = {},
+  judgeErrors = {},
 }: {
   metrics: CatalogueEntry[];
   /** The chosen reward's entry: its masks apply to the metrics. */
@@ -21,6 +27,11 @@ export function MetricsChooser({
   /** Each picked metric's errors, by name. */
   errors: Record<string, Record<string, string>>;
   onChange: (value: EntryForm[]) => void;
+  /** What the field rules and judge fields pick from. */
+  choices?: BuilderChoices;
+  /** Each picked metric's rule and judge errors, by name. */
+  ruleErrors?: Record<string, Record<string, string>>;
+  judgeErrors?: Record<string, Record<string, string | undefined>>;
 }) {
   const pick = (names: string[]) =>
     onChange(
@@ -28,9 +39,15 @@ export function MetricsChooser({
         .filter((m) => names.includes(m.name))
         .map(
           (m) =>
-            value.find((v) => v.name === m.name) ?? { name: m.name, values: defaults(m.params) },
+            value.find((v) => v.name === m.name) ?? {
+              name: m.name,
+              values: defaults(m.params),
+              ...builderDefaults(m, choices?.outputFields ?? []),
+            },
         ),
     );
+  const update = (chosen: EntryForm) =>
+    onChange(value.map((v) => (v.name === chosen.name ? chosen : v)));
   return (
     <>
       <CheckboxGroup
@@ -43,19 +60,30 @@ export function MetricsChooser({
       />
       {value.map((chosen) => {
         const entry = findEntry(metrics, chosen.name);
-        const specs = entry ? ownParams(entry, reward) : [];
-        if (specs.length === 0) return null;
+        const specs = entry ? plainParams(entry, ownParams(entry, reward)) : [];
         return (
-          <ParamFields
-            key={chosen.name}
-            idPrefix={`metric-${chosen.name}`}
-            specs={specs}
-            values={chosen.values}
-            errors={errors[chosen.name] ?? {}}
-            onChange={(values) =>
-              onChange(value.map((v) => (v.name === chosen.name ? { ...v, values } : v)))
-            }
-          />
+          <div key={chosen.name}>
+            {choices && (
+              <EntryBuilders
+                idPrefix={`metric-${chosen.name}`}
+                entry={entry}
+                form={chosen}
+                choices={choices}
+                ruleErrors={ruleErrors[chosen.name] ?? {}}
+                judgeErrors={{ ...errors[chosen.name], ...judgeErrors[chosen.name] }}
+                onChange={update}
+              />
+            )}
+            {specs.length > 0 && (
+              <ParamFields
+                idPrefix={`metric-${chosen.name}`}
+                specs={specs}
+                values={chosen.values}
+                errors={errors[chosen.name] ?? {}}
+                onChange={(values) => update({ ...chosen, values })}
+              />
+            )}
+          </div>
         );
       })}
     </>

@@ -1,15 +1,23 @@
 import type { CatalogueEntry } from '@/lib/api/types';
 import { FormField } from '@/lib/components/FormField';
 import { defaults, findEntry, type EntryForm } from '../../model/runConfig';
+import { builderDefaults, plainParams } from './configuredEntry';
+import { EntryBuilders, type BuilderChoices } from './EntryBuilders';
 import { ParamFields } from './ParamFields';
 
-/** The reward (from `rewards`) and its settings, the output-field masks among them. */
+/**
+ * The reward (from `rewards`) and its settings, the output-field masks among them; field
+ * rules and a judge's fields where the reward has them (setup/EntryBuilders).
+ */
 export function RewardChooser({
   rewards,
   outputFields,
   value,
   errors,
   onChange,
+  choices,
+  ruleErrors = {},
+  judgeErrors = {},
 }: {
   rewards: CatalogueEntry[];
   /** The dataset's output fields, for the masks. */
@@ -17,6 +25,10 @@ export function RewardChooser({
   value: EntryForm;
   errors: Record<string, string>;
   onChange: (value: EntryForm) => void;
+  /** What the field rules and judge fields pick from. */
+  choices?: BuilderChoices;
+  ruleErrors?: Record<string, string>;
+  judgeErrors?: Record<string, string | undefined>;
 }) {
   const entry = findEntry(rewards, value.name);
   const choose = (name: string) => {
@@ -28,7 +40,11 @@ export function RewardChooser({
         .filter((p) => p.type === 'fields' && p.name in value.values)
         .map((p) => [p.name, value.values[p.name]!]),
     );
-    onChange({ name, values: { ...defaults(next.params), ...carried } });
+    onChange({
+      name,
+      values: { ...defaults(next.params), ...carried },
+      ...builderDefaults(next, outputFields),
+    });
   };
   return (
     <>
@@ -48,9 +64,20 @@ export function RewardChooser({
           </select>
         )}
       </FormField>
+      {choices && (
+        <EntryBuilders
+          idPrefix="reward"
+          entry={entry}
+          form={value}
+          choices={{ ...choices, outputFields }}
+          ruleErrors={ruleErrors}
+          judgeErrors={{ ...errors, ...judgeErrors }}
+          onChange={onChange}
+        />
+      )}
       <ParamFields
         idPrefix="reward"
-        specs={entry?.params ?? []}
+        specs={plainParams(entry, entry?.params ?? [])}
         values={value.values}
         errors={errors}
         fields={outputFields}
