@@ -32,6 +32,12 @@ the run's seed where the provider takes one. ``evaluations`` repeats each
 evaluation (for a mean ± std) only when that temperature is above 0: at 0 a
 repeat would give the same answers again (`evaluation_settings`).
 
+A reward or metric may be code from the owner's library: ``{"name": "code_reward",
+"params": {"code": {"name": "within_1pct", "version": 3}, "in_mask": [...]}}``
+(``code_metric`` for a metric), resolved and pinned by `studio.scorers.references`;
+`validate_compile_config` returns the config pinned when given the owner, and the
+objects are built by a `references.Library` handed to `build_compile_objects`.
+
 Errors are a `studio.runs.exceptions.RunConfigError` (a `DomainError`, 400) whose
 `FieldError` path is the dotted path to the offending field, e.g.
 ``compile_config.optimizer.params``.
@@ -54,6 +60,7 @@ from optimizer_core.saving import (
 )
 from optimizer_core.saving.params import completed
 from studio.runs.exceptions import RunConfigError
+from studio.scorers import references
 
 JsonDict = dict[str, Any]
 
@@ -178,9 +185,21 @@ def needs_embedding_model(config: Any) -> bool:
 
 
 def _build(
-    kind: str, value: Any, where: str, language_model: Any, embedding_model: Any = None
+    kind: str,
+    value: Any,
+    where: str,
+    language_model: Any,
+    embedding_model: Any = None,
+    library: references.Library | None = None,
 ) -> Any:
     name, params = _entry(value, where)
+    if references.is_code_entry(kind, {"name": name}):
+        if library is None:
+            raise RunConfigError(
+                "code rewards are resolved in a run's owner's library; none here",
+                path=f"{where}.name",
+            )
+        return library(kind, params, where)
     members = family(kind)
     cls = members.find(name)
     if cls is None:
@@ -228,9 +247,15 @@ def _build(
 
 
 def build_compile_objects(
-    config: JsonDict, language_model: Any = None, embedding_model: Any = None
+    config: JsonDict,
+    language_model: Any = None,
+    embedding_model: Any = None,
+    *,
+    library: references.Library | None = None,
 ) -> JsonDict:
     """``{"reward", "optimizer", "metrics"}`` objects for `Program.compile`.
+
+    ``library`` builds the code rewards and metrics the config names (the owner's).
 
     Raises:
         RunConfigError: at the path of the field (``compile_config.reward.name`` ...).
@@ -248,10 +273,10 @@ def build_compile_objects(
         raise RunConfigError("must be a list", path="compile_config.metrics")
     models = (language_model, embedding_model)
     return {
-        "reward": _build("reward", config["reward"], "compile_config.reward", *models),
+        "reward": _build("reward", config["reward"], "compile_config.reward", *models, library),
         "optimizer": _build("optimizer", config["optimizer"], "compile_config.optimizer", *models),
         "metrics": [
-            _build("metric", m, f"compile_config.metrics[{i}]", *models)
+            _build("metric", m, f"compile_config.metrics[{i}]", *models, library)
             for i, m in enumerate(metrics)
         ],
     }
@@ -275,10 +300,16 @@ def build_reward(
     return _build("reward", value, path, language_model, embedding_model)
 
 
-def validate_compile_config(config: Any) -> JsonDict:
-    """Check a compile config (by building it) and return it unchanged."""
-    build_compile_objects(config)
-    return dict(config)
+def validate_compile_config(config: Any, *, owner: Any = None) -> JsonDict:
+    """Check a compile config (by building it) and return it, its code rewards pinned.
+
+    Args:
+        owner: whose library its code rewards and metrics resolve in (None: it may name
+            none); each is returned pinned to the version it resolved to.
+    """
+    library = references.Library(config, owner) if owner is not None else None
+    build_compile_objects(config, library=library)
+    return dict(library.config if library is not None else config)
 
 
 def validate_fit_config(config: Any, *, metrics: list[str] | None = None) -> JsonDict:
@@ -337,7 +368,9 @@ def metric_names(compile_config: Any) -> list[str]:
     """The names the metrics of a (valid) compile config log under (``f1_score``...)."""
     metrics = (compile_config or {}).get("metrics") or []
     return [
-        str(_build("metric", entry, f"compile_config.metrics[{index}]", None).name)
+        references.logged_name(entry)
+        if references.is_code_entry("metric", entry)
+        else str(_build("metric", entry, f"compile_config.metrics[{index}]", None).name)
         for index, entry in enumerate(metrics)
     ]
 

@@ -25,6 +25,7 @@ from studio.runs.config import metric_names, validate_compile_config, validate_f
 from studio.runs.events import RUN_EVENTS
 from studio.runs.exceptions import InvalidTransition, RunConfigError
 from studio.runs.models import Checkpoint, Run
+from studio.scorers import references
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +104,7 @@ def start_run(
     version = resources.usable_version(dataset, dataset_version, RunConfigError)
     resources.usable_provider(provider, RunConfigError, path="provider")
     _check_document(program_version.document)
-    compile_config = validate_compile_config(compile_config)
+    compile_config = validate_compile_config(compile_config, owner=owner)
     fit_config = validate_fit_config(fit_config, metrics=metric_names(compile_config))
     with transaction.atomic():
         run = Run.objects.create(
@@ -116,6 +117,7 @@ def start_run(
             compile_config=compile_config,
             fit_config=fit_config,
         )
+        references.record_uses(run)
         RUN_EVENTS.emit_sync(run.pk, "state", {"state": State.QUEUED})
         _enqueue(run.pk)
     return run
@@ -169,7 +171,8 @@ def fork_run(
             f"run {run.pk} has no checkpoint {epoch}; it has {epochs}", path="epoch"
         )
     compile_config = validate_compile_config(
-        compile_config if compile_config is not None else run.compile_config
+        compile_config if compile_config is not None else run.compile_config,
+        owner=owner or run.owner,
     )
     fit_config = validate_fit_config(
         {**run.fit_config, **(fit_config or {})}, metrics=metric_names(compile_config)
@@ -194,6 +197,7 @@ def fork_run(
             initial_document=checkpoint.document,
             current_epoch=epoch,
         )
+        references.record_uses(fork)
         RUN_EVENTS.emit_sync(
             fork.pk, "state", {"state": State.QUEUED, "parent": run.pk, "fork_epoch": epoch}
         )

@@ -54,6 +54,7 @@ from studio.runs.config import (
     needs_embedding_model,
 )
 from studio.runs.models import Run
+from studio.scorers import references
 from studio.runs.significance import paired_gain, rows_digest
 
 logger = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ def build_program(
     *,
     restore_optimizer_state: bool,
     embedding_model: Any = None,
+    library: references.Library | None = None,
 ) -> Program:
     """A program from its JSON document, compiled from the run's config, calling the provider.
 
@@ -80,11 +82,14 @@ def build_program(
         compile_config: the run's compile config (see `studio.runs.config`).
         language_model: the provider's model; it replaces every module's model.
         restore_optimizer_state: carry the document's optimizer state over (resume, fork).
+        library: the owner's code rewards and metrics the config names, read up front.
     """
     state = document.get("optimizer_state")
     program = load_program({**document, "compile_config": None, "optimizer_state": None})
     program.set_language_model(language_model)
-    program.compile(**build_compile_objects(compile_config, language_model, embedding_model))
+    program.compile(
+        **build_compile_objects(compile_config, language_model, embedding_model, library=library)
+    )
     if restore_optimizer_state and state and program.optimizer is not None:
         program.optimizer.set_state(state)
     return program
@@ -117,6 +122,7 @@ class _Context:
     resumed_from: int | None
     language_model: Any
     embedding_model: Any
+    library: references.Library
     x_train: list[Any]
     y_train: list[Any]
     x_test: list[Any]
@@ -163,6 +169,7 @@ def _load_context(run_id: int) -> _Context:
         embedding_model=resources.default_embedding_model(run.owner)
         if needs_embedding_model(run.compile_config)
         else None,
+        library=references.Library(run.compile_config, run.owner),
         x_train=x_train,
         y_train=y_train,
         x_test=x_test,
@@ -371,6 +378,7 @@ async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
         ctx.language_model,
         restore_optimizer_state=ctx.restore_optimizer_state,
         embedding_model=ctx.embedding_model,
+        library=ctx.library,
     )
     spent_before = budget.snapshot() if budget is not None else None
     if run.before is None:

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "studio.realtime",
     "studio.deployments",
     "studio.evaluations",
+    "studio.scorers",
 ]
 
 MIDDLEWARE = [
