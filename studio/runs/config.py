@@ -308,8 +308,9 @@ def validate_compile_config(config: Any, *, owner: Any = None) -> JsonDict:
             none); each is returned pinned to the version it resolved to.
     """
     library = references.Library(config, owner) if owner is not None else None
-    build_compile_objects(config, library=library)
-    return dict(library.config if library is not None else config)
+    pinned = library.config if library is not None else config
+    build_compile_objects(pinned, library=library)
+    return dict(pinned)
 
 
 def validate_fit_config(config: Any, *, metrics: list[str] | None = None) -> JsonDict:

@@ -54,8 +54,8 @@ from studio.runs.config import (
     needs_embedding_model,
 )
 from studio.runs.models import Run
-from studio.scorers import references
 from studio.runs.significance import paired_gain, rows_digest
+from studio.scorers import references
 
 logger = logging.getLogger(__name__)
 
@@ -276,6 +276,7 @@ async def train_claimed_run(run_id: int) -> None:
     watcher = Watcher(Run.lifecycle, run_id)
     log: RunEventLogger | None = None
     provider = ""
+    ctx: _Context | None = None
     try:
         ctx = await sync_to_async(_load_context)(run_id)
         provider = ctx.run.provider.name if ctx.run.provider is not None else ""
@@ -298,6 +299,9 @@ async def train_claimed_run(run_id: int) -> None:
             with contextlib.suppress(Exception):
                 await log.emit("error", {"type": type(error).__name__, "message": message})
         await _end(run_id, State.FAILED, log, error=f"{type(error).__name__}: {message}")
+    finally:
+        if ctx is not None:  # the code rewards' sandbox processes end with the run
+            await ctx.library.close()
 
 
 def _before_rewards(run_id: int) -> Any:

@@ -169,6 +169,7 @@ class Library:
 
     def __init__(self, config: Any, owner: Any) -> None:
         self.config = pin(config, owner)
+        self._built: list[Any] = []
         self._sources: dict[tuple[int, int], tuple[str, str]] = {}
         for kind, where, entry in _slots(self.config):
             if is_code_entry(kind, entry):
@@ -193,8 +194,15 @@ class Library:
         name = str(code.get("name"))
         masks = {key: params[key] for key in WRAPPER_PARAMS if params.get(key) is not None}
         fn = code_function(source, kind=scorer_kind, name=name)
+        self._built.append(fn)
         wrapper = MeanRewardWrapper if kind == "reward" else MeanMetricWrapper
         try:
             return wrapper(fn=fn, name=name, **masks)
         except (TypeError, ValueError) as error:
             raise RunConfigError(str(error), path=f"{where}.params") from None
+
+    async def close(self) -> None:
+        """Stop the sandbox processes of the functions built (the end of a run)."""
+        built, self._built = self._built, []
+        for fn in built:
+            await fn.close()

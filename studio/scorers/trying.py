@@ -43,7 +43,9 @@ def _dataset_version(owner: Any, dataset_id: int, number: int | None) -> Any:
     if dataset.status != Dataset.Status.VALID:
         raise TryError(f"dataset is {dataset.status}, not valid", path="dataset")
     version = (
-        versions.latest_version(dataset) if number is None else versions.get_version(dataset, number)
+        versions.latest_version(dataset)
+        if number is None
+        else versions.get_version(dataset, number)
     )
     if version is None:
         raise TryError(f"dataset {dataset.name!r} has no version {number}", path="dataset_version")
