@@ -68,17 +68,17 @@ class ScorerVersionSummarySerializer(serializers.ModelSerializer[ScorerVersion])
         read_only_fields = fields
 
 
-class VersionCreateSerializer(serializers.Serializer[dict[str, Any]]):
+class ScorerVersionCreateSerializer(serializers.Serializer[dict[str, Any]]):
     source = serializers.CharField(trim_whitespace=False, help_text="the Python code")
     message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
 
-class TemplateSerializer(serializers.Serializer[dict[str, Any]]):
+class ScorerTemplateSerializer(serializers.Serializer[dict[str, Any]]):
     kind = serializers.ChoiceField(choices=Scorer.Kind.choices)
     source = serializers.CharField()
 
 
-class ImportSerializer(serializers.Serializer[dict[str, Any]]):
+class ScorerImportSerializer(serializers.Serializer[dict[str, Any]]):
     file = serializers.FileField(required=False, help_text="an exported .reward.json file")
     name = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
     kind = serializers.ChoiceField(choices=Scorer.Kind.choices, required=False)
@@ -86,7 +86,7 @@ class ImportSerializer(serializers.Serializer[dict[str, Any]]):
     versions = JSONField(required=False, help_text="[{source, message}], oldest first")
 
 
-class TryRequestSerializer(serializers.Serializer[dict[str, Any]]):
+class ScorerTryRequestSerializer(serializers.Serializer[dict[str, Any]]):
     dataset = serializers.IntegerField(help_text="one of your datasets")
     dataset_version = serializers.IntegerField(
         required=False, min_value=1, help_text="its version number (default: the latest)"
@@ -122,7 +122,7 @@ class TryRequestSerializer(serializers.Serializer[dict[str, Any]]):
     )
 
 
-class TryRowSerializer(serializers.Serializer[dict[str, Any]]):
+class ScorerTryRowSerializer(serializers.Serializer[dict[str, Any]]):
     index = serializers.IntegerField()
     y_true = serializers.JSONField(allow_null=True)
     y_pred = serializers.JSONField(allow_null=True)
@@ -132,9 +132,9 @@ class TryRowSerializer(serializers.Serializer[dict[str, Any]]):
     output = serializers.CharField(allow_blank=True, help_text="what the code printed")
 
 
-class TryResultSerializer(serializers.Serializer[dict[str, Any]]):
+class ScorerTryResultSerializer(serializers.Serializer[dict[str, Any]]):
     version = serializers.IntegerField(allow_null=True, help_text="null: the unsaved source")
-    rows = TryRowSerializer(many=True)
+    rows = ScorerTryRowSerializer(many=True)
     mean_score = serializers.FloatField(allow_null=True)
     failed = serializers.IntegerField()
     elapsed_s = serializers.FloatField()

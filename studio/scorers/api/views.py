@@ -25,16 +25,16 @@ from studio.common.errors import FieldErrorsSerializer
 from studio.common.parsers import JSONParser
 from studio.scorers import services, templates, trying
 from studio.scorers.api.serializers import (
-    ImportSerializer,
     ScorerCreateSerializer,
+    ScorerImportSerializer,
     ScorerSerializer,
+    ScorerTemplateSerializer,
+    ScorerTryRequestSerializer,
+    ScorerTryResultSerializer,
     ScorerUpdateSerializer,
+    ScorerVersionCreateSerializer,
     ScorerVersionSerializer,
     ScorerVersionSummarySerializer,
-    TemplateSerializer,
-    TryRequestSerializer,
-    TryResultSerializer,
-    VersionCreateSerializer,
 )
 from studio.scorers.exceptions import VersionNotFound
 from studio.scorers.models import Scorer, ScorerVersion
@@ -124,13 +124,13 @@ class ScorerViewSet(
 
     @extend_schema(
         operation_id="scorers_templates",
-        responses=TemplateSerializer(many=True),
+        responses=ScorerTemplateSerializer(many=True),
         description="The source a new reward or metric starts from.",
     )
     @action(detail=False, methods=["get"], filter_backends=[], pagination_class=None)
     def templates(self, request: Request) -> Response:
         data = [{"kind": kind, "source": templates.template(kind)} for kind in Scorer.Kind.values]
-        return Response(TemplateSerializer(data, many=True).data)
+        return Response(ScorerTemplateSerializer(data, many=True).data)
 
     @extend_schema(
         operation_id="scorers_versions_list", responses=ScorerVersionSummarySerializer(many=True)
@@ -143,13 +143,13 @@ class ScorerViewSet(
 
     @extend_schema(
         operation_id="scorers_versions_create",
-        request=VersionCreateSerializer,
+        request=ScorerVersionCreateSerializer,
         responses={201: ScorerVersionSerializer, 400: _INVALID},
     )
     @versions.mapping.post
     def create_version(self, request: Request, pk: str | None = None) -> Response:
         scorer = self.get_object()
-        payload = VersionCreateSerializer(data=request.data)
+        payload = ScorerVersionCreateSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         version = services.create_version(scorer, author=request.user, **payload.validated_data)
         return Response(ScorerVersionSerializer(version).data, status=status.HTTP_201_CREATED)
@@ -172,8 +172,8 @@ class ScorerViewSet(
 
     @extend_schema(
         operation_id="scorers_try",
-        request=TryRequestSerializer,
-        responses={200: TryResultSerializer, 400: _INVALID},
+        request=ScorerTryRequestSerializer,
+        responses={200: ScorerTryResultSerializer, 400: _INVALID},
         description="Score rows of one of your datasets with a version (or unsaved source), "
         "in the sandbox: each row's score, feedback, error and prints.",
     )
@@ -182,14 +182,14 @@ class ScorerViewSet(
     )
     def try_(self, request: Request, pk: str | None = None) -> Response:
         scorer = self.get_object()
-        body = TryRequestSerializer(data=request.data)
+        body = ScorerTryRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = dict(body.validated_data)
         given = "prediction" in data
         result = trying.try_scorer(
             scorer=scorer, owner=request.user, prediction_given=given, **data
         )
-        return Response(TryResultSerializer(result).data)
+        return Response(ScorerTryResultSerializer(result).data)
 
     @extend_schema(
         operation_id="scorers_export",
@@ -209,7 +209,10 @@ class ScorerViewSet(
 
     @extend_schema(
         operation_id="scorers_import",
-        request={"multipart/form-data": ImportSerializer, "application/json": ImportSerializer},
+        request={
+            "multipart/form-data": ScorerImportSerializer,
+            "application/json": ScorerImportSerializer,
+        },
         responses={201: ScorerSerializer, 400: _INVALID},
         description="A new code reward from an export (each version's code is checked).",
     )
