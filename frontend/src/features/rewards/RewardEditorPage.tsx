@@ -118,7 +118,7 @@ export default function RewardEditorPage() {
         </section>
         <section className="card" aria-label="Versions">
           <h2>Versions</h2>
-          <ol className="plain-list">
+          <ol>
             {(versions.data ?? []).map((v) => (
               <li key={v.number}>
                 <button
