@@ -9,7 +9,7 @@ import {
   useScorerVersion,
   useScorerVersions,
   useUpdateScorer,
-} from './api/scorers';
+} from '@/lib/api/ops/scorers';
 import { CodeEditor } from './components/CodeEditor';
 import { TryPane } from './components/TryPane';
 

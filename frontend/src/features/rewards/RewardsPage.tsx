@@ -10,7 +10,7 @@ import {
   useScorersPage,
   useScorerTemplates,
   type ScorerKind,
-} from './api/scorers';
+} from '@/lib/api/ops/scorers';
 
 /**
  * The user's code rewards and metrics (route /rewards): Python they wrote, run in the

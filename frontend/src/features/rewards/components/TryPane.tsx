@@ -3,7 +3,7 @@ import { ApiError } from '@/lib/api/errors';
 import { useDatasets } from '@/lib/api/ops/datasetsList';
 import { useDatasetVersions } from '@/lib/api/ops/datasetsVersionsList';
 import { FormField } from '@/lib/components/FormField';
-import { useTryScorer, type TryResult } from '../api/scorers';
+import { useTryScorer, type TryResult } from '@/lib/api/ops/scorers';
 import { buildTryRequest, EMPTY_TRY, MAX_TRY_ROWS, type TryForm } from '../model/tryForm';
 
 const show = (value: unknown) => JSON.stringify(value);

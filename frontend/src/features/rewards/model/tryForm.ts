@@ -1,4 +1,4 @@
-import type { TryRequest } from '../api/scorers';
+import type { TryRequest } from '@/lib/api/ops/scorers';
 
 /** Where each row's y_pred comes from in the try pane. */
 export type PredictionMode = 'targets' | 'fields' | 'json';
