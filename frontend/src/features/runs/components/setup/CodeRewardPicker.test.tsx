@@ -28,11 +28,14 @@ const scorer = (id: number, name: string, kind: string) => ({
   updated_at: '',
 });
 
-let seen: CodeChoice = NO_CODE;
 function Harness() {
   const [value, setValue] = useState<CodeChoice>(NO_CODE);
-  seen = value;
-  return <CodeRewardPicker value={value} onChange={setValue} />;
+  return (
+    <>
+      <CodeRewardPicker value={value} onChange={setValue} />
+      <output aria-label="Chosen">{JSON.stringify(value)}</output>
+    </>
+  );
 }
 
 describe('CodeRewardPicker', () => {
@@ -59,7 +62,7 @@ describe('CodeRewardPicker', () => {
     await userEvent.selectOptions(screen.getByLabelText('Its version'), '1');
     await userEvent.click(screen.getByRole('checkbox', { name: /words/ }));
     await waitFor(() =>
-      expect(seen).toEqual({
+      expect(JSON.parse(screen.getByLabelText('Chosen').textContent ?? '')).toEqual({
         reward: { name: 'within 1%', version: 1 },
         metrics: [{ name: 'words', version: null }],
       }),
