@@ -307,7 +307,7 @@ def validate_compile_config(config: Any, *, owner: Any = None) -> JsonDict:
         owner: whose library its code rewards and metrics resolve in (None: it may name
             none); each is returned pinned to the version it resolved to.
     """
-    library = references.Library(config, owner) if owner is not None else None
+    library = references.Library(config, owner, RunConfigError) if owner is not None else None
     pinned = library.config if library is not None else config
     build_compile_objects(pinned, library=library)
     return dict(pinned)

@@ -53,6 +53,7 @@ from studio.runs.config import (
     evaluation_settings,
     needs_embedding_model,
 )
+from studio.runs.exceptions import RunConfigError
 from studio.runs.models import Run
 from studio.runs.significance import paired_gain, rows_digest
 from studio.scorers import references
@@ -169,7 +170,7 @@ def _load_context(run_id: int) -> _Context:
         embedding_model=resources.default_embedding_model(run.owner)
         if needs_embedding_model(run.compile_config)
         else None,
-        library=references.Library(run.compile_config, run.owner),
+        library=references.Library(run.compile_config, run.owner, RunConfigError),
         x_train=x_train,
         y_train=y_train,
         x_test=x_test,

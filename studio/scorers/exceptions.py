@@ -46,3 +46,8 @@ class ScorerInUse(Conflict):
             f"{runs} run(s) use this code reward; delete them before it (its versions stay "
             "so that every run can say which code scored it)"
         )
+
+
+class ReferenceInvalid(DomainError):
+    """A config entry naming a code reward that does not resolve (400 at its path); the runs
+    app raises its own `RunConfigError` instead (`references.Refusal`)."""

@@ -26,12 +26,17 @@ versioned, checked and owned (the engine's safe mode refuses a serialised
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from studio.runs.exceptions import RunConfigError
+from studio.common.exceptions import DomainError
+from studio.scorers.exceptions import ReferenceInvalid
 from studio.scorers.models import Scorer, ScorerUse, ScorerVersion
 
 JsonDict = dict[str, Any]
+#: How a caller refuses a field: its own DomainError class (a run's: RunConfigError), called
+#: with a message and a path; the runs app passes its own, so this app never imports it.
+Refusal = Callable[..., DomainError]
 
 #: The entry name of a code scorer, per slot kind (``reward``, ``metric``).
 CODE_ENTRIES = {"reward": "code_reward", "metric": "code_metric"}
@@ -63,27 +68,27 @@ def logged_name(entry: JsonDict) -> str:
     return str(code.get("name") or CODE_ENTRIES["metric"])
 
 
-def _resolve(kind: str, params: JsonDict, where: str, owner: Any) -> ScorerVersion:
+def _resolve(kind: str, params: JsonDict, where: str, owner: Any, refuse: Refusal) -> ScorerVersion:
     at = f"{where}.params.code"
     code = params.get("code")
     if not isinstance(code, dict):
-        raise RunConfigError('expected {"name": ..., "version": ...}', path=at)
+        raise refuse('expected {"name": ..., "version": ...}', path=at)
     unknown = sorted(set(code) - {"id", "name", "version"})
     if unknown:
-        raise RunConfigError(f"unknown key(s) {unknown}; expected name, version", path=at)
+        raise refuse(f"unknown key(s) {unknown}; expected name, version", path=at)
     scorers = Scorer.objects.filter(owner=owner)
     if isinstance(code.get("id"), int) and not isinstance(code.get("id"), bool):
         scorer = scorers.filter(pk=code["id"]).first()
     elif isinstance(code.get("name"), str) and code["name"]:
         scorer = scorers.filter(name=code["name"]).first()
     else:
-        raise RunConfigError("the name of one of your code rewards", path=f"{at}.name")
+        raise refuse("the name of one of your code rewards", path=f"{at}.name")
     if scorer is None:
-        raise RunConfigError(
+        raise refuse(
             f"you have no code reward or metric named {code.get('name')!r}", path=f"{at}.name"
         )
     if kind == "reward" and scorer.kind != Scorer.Kind.REWARD:
-        raise RunConfigError(
+        raise refuse(
             f"{scorer.name!r} is a metric (any number); a reward must score in [0, 1]",
             path=f"{at}.name",
         )
@@ -93,26 +98,26 @@ def _resolve(kind: str, params: JsonDict, where: str, owner: Any) -> ScorerVersi
     elif isinstance(number, int) and not isinstance(number, bool):
         version = scorer.versions.filter(number=number).first()
     else:
-        raise RunConfigError(f"must be a version number, got {number!r}", path=f"{at}.version")
+        raise refuse(f"must be a version number, got {number!r}", path=f"{at}.version")
     if version is None:
-        raise RunConfigError(f"{scorer.name!r} has no version {number}", path=f"{at}.version")
+        raise refuse(f"{scorer.name!r} has no version {number}", path=f"{at}.version")
     return version
 
 
-def _check_params(params: JsonDict, where: str) -> None:
+def _check_params(params: JsonDict, where: str, refuse: Refusal) -> None:
     unknown = sorted(set(params) - {"code", *WRAPPER_PARAMS})
     if unknown:
-        raise RunConfigError(
+        raise refuse(
             f"unknown key(s) {unknown}; a code reward takes code and the masks",
             path=f"{where}.params",
         )
 
 
-def pin(config: Any, owner: Any) -> Any:
+def pin(config: Any, owner: Any, refuse: Refusal = ReferenceInvalid) -> Any:
     """The compile config with each code entry pinned to ``{"id", "name", "version"}``.
 
     Raises:
-        RunConfigError: a code entry names nothing of the owner's library (at
+        refuse: a code entry names nothing of the owner's library (at
             ``...params.code.name`` / ``.version``), or a metric in the reward slot.
     """
     if not isinstance(config, dict):
@@ -123,8 +128,8 @@ def pin(config: Any, owner: Any) -> Any:
         if not is_code_entry(kind, entry):
             continue
         params = dict(entry.get("params") or {})
-        _check_params(params, where)
-        version = _resolve(kind, params, where, owner)
+        _check_params(params, where, refuse)
+        version = _resolve(kind, params, where, owner, refuse)
         params["code"] = {
             "id": version.scorer_id,
             "name": version.scorer.name,
@@ -165,15 +170,17 @@ class Library:
     Args:
         config: a compile config (pinned or not: `pin` is applied).
         owner: whose library the names resolve in.
+        refuse: the caller's error class for a bad entry (the runs app's RunConfigError).
     """
 
-    def __init__(self, config: Any, owner: Any) -> None:
-        self.config = pin(config, owner)
+    def __init__(self, config: Any, owner: Any, refuse: Refusal = ReferenceInvalid) -> None:
+        self.refuse = refuse
+        self.config = pin(config, owner, refuse)
         self._built: list[Any] = []
         self._sources: dict[tuple[int, int], tuple[str, str]] = {}
         for kind, where, entry in _slots(self.config):
             if is_code_entry(kind, entry):
-                version = _resolve(kind, entry["params"], where, owner)
+                version = _resolve(kind, entry["params"], where, owner, refuse)
                 self._sources[(version.scorer_id, version.number)] = (
                     version.source,
                     version.scorer.kind,
@@ -185,11 +192,11 @@ class Library:
         from optimizer_core.rewards import MeanRewardWrapper
         from studio.scorers.services import code_function
 
-        _check_params(params, where)
+        _check_params(params, where, self.refuse)
         code = params.get("code") or {}
         found = self._sources.get((code.get("id"), code.get("version")))
         if found is None:
-            raise RunConfigError("not pinned in this run's config", path=f"{where}.params.code")
+            raise self.refuse("not pinned in this run's config", path=f"{where}.params.code")
         source, scorer_kind = found
         name = str(code.get("name"))
         masks = {key: params[key] for key in WRAPPER_PARAMS if params.get(key) is not None}
@@ -199,7 +206,7 @@ class Library:
         try:
             return wrapper(fn=fn, name=name, **masks)
         except (TypeError, ValueError) as error:
-            raise RunConfigError(str(error), path=f"{where}.params") from None
+            raise self.refuse(str(error), path=f"{where}.params") from None
 
     async def close(self) -> None:
         """Stop the sandbox processes of the functions built (the end of a run)."""
