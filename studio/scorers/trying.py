@@ -59,19 +59,18 @@ def _pick_rows(version: Any, indices: list[int] | None, limit: int) -> list[tupl
     wanted = set(indices) if indices is not None else None
     found: dict[int, Any] = {}
     last = max(wanted) if wanted else limit - 1
+    seen = 0
     for position, row in enumerate(versions.iter_rows(version)):
         if position > last:
             break
+        seen = position + 1
         if wanted is None or position in wanted:
             found[position] = row
     if indices is None:
         return sorted(found.items())
     missing = [index for index in indices if index not in found]
     if missing:
-        raise TryError(
-            f"no row {missing[0]}: the version has rows 0 to {len(found) and max(found)}",
-            path="rows",
-        )
+        raise TryError(f"no row {missing[0]}: this version has {seen} row(s), from 0", path="rows")
     return [(index, found[index]) for index in indices]
 
 

@@ -134,6 +134,10 @@ def test_try_takes_y_pred_from_a_row_field_or_the_targets(api, user):
     assert unknown.json()["errors"][0]["path"] == "prediction_fields"
     too_many = api.post(url, {"dataset": dataset.pk, "limit": 51}, format="json")
     assert too_many.status_code == 400
+    past_the_end = api.post(url, {"dataset": dataset.pk, "rows": [2, 9]}, format="json")
+    assert past_the_end.status_code == 400
+    [error] = past_the_end.json()["errors"]
+    assert error == {"path": "rows", "message": "no row 9: this version has 6 row(s), from 0"}
 
 
 def test_try_runs_unsaved_source_without_storing_it(api, user):
