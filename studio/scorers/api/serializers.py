@@ -51,7 +51,12 @@ class ScorerUpdateSerializer(serializers.Serializer[dict[str, Any]]):
 
 class ScorerVersionSerializer(serializers.ModelSerializer[ScorerVersion]):
     scorer = serializers.PrimaryKeyRelatedField(read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.CharField(
+        source="created_by.username",
+        read_only=True,
+        allow_null=True,
+        help_text="who saved it (null: an account since deleted)",
+    )
 
     class Meta:
         model = ScorerVersion
@@ -60,7 +65,12 @@ class ScorerVersionSerializer(serializers.ModelSerializer[ScorerVersion]):
 
 
 class ScorerVersionSummarySerializer(serializers.ModelSerializer[ScorerVersion]):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.CharField(
+        source="created_by.username",
+        read_only=True,
+        allow_null=True,
+        help_text="who saved it (null: an account since deleted)",
+    )
 
     class Meta:
         model = ScorerVersion

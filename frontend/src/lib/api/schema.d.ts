@@ -2698,8 +2698,8 @@ export interface components {
             readonly message: string;
             /** Format: date-time */
             readonly created_at: string;
-            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            /** @description who saved it (null: an account since deleted) */
+            readonly created_by: string | null;
         };
         ScorerVersionCreateRequest: {
             /** @description the Python code */
@@ -2713,8 +2713,8 @@ export interface components {
             readonly message: string;
             /** Format: date-time */
             readonly created_at: string;
-            /** @description Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only. */
-            readonly created_by: string;
+            /** @description who saved it (null: an account since deleted) */
+            readonly created_by: string | null;
         };
         SignUpRequest: {
             username: string;
