@@ -196,7 +196,7 @@ def _build(
     if references.is_code_entry(kind, {"name": name}):
         if library is None:
             raise RunConfigError(
-                "code rewards are resolved in a run's owner's library; none here",
+                "a code reward or metric is for a run: it resolves in the run owner's library",
                 path=f"{where}.name",
             )
         return library(kind, params, where)
