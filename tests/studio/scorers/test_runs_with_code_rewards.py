@@ -66,6 +66,10 @@ def test_a_run_with_a_code_reward_records_its_version_and_scores_with_the_code(
         "compile_config.metrics[0]",
         "compile_config.reward",
     ]
+    # A fork keeps the version its parent used, though a newer one exists now.
+    fork = services.fork_run(run=run, epoch=1, fit_config={"epochs": 2})
+    assert fork.compile_config["reward"]["params"]["code"]["version"] == 2
+    assert ScorerUse.objects.filter(run=fork, version__number=2).count() == 1
 
 
 def test_a_used_code_reward_cannot_be_deleted_until_its_runs_are(user, scripted_server, api):
