@@ -20,6 +20,7 @@ urlpatterns = [
     path("api/", include("studio.runs.api.urls")),
     path("api/", include("studio.deployments.api.urls")),
     path("api/", include("studio.evaluations.api.urls")),
+    path("api/", include("studio.scorers.api.urls")),
     # Everything else is a page of the browser app.
     re_path(r"^(?!api/|admin/|ws/|static/).*$", spa_index, name="spa"),
 ]

@@ -13,11 +13,12 @@ import time
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Max, ProtectedError
+from django.db.models import ProtectedError
 
 from optimizer_core.exceptions import DataError
 from studio.common.exceptions import FieldError
 from studio.common.jsondepth import loads as load_json
+from studio.common.versions import lock_for_new_version
 from studio.programs.documents import checked_document, load_program
 from studio.programs.exceptions import (
     DocumentInvalid,
@@ -98,12 +99,10 @@ def create_version(
     clean_layout = _check_layout(layout)
     description = document_description(clean)
     with transaction.atomic():
-        # Lock the program row so two saves cannot take the same number.
-        locked = Program.objects.select_for_update().get(pk=program.pk)
-        latest = locked.versions.aggregate(latest=Max("number"))["latest"] or 0
+        locked, number = lock_for_new_version(Program, program.pk)
         version = ProgramVersion.objects.create(
             program=locked,
-            number=latest + 1,
+            number=number,
             document=clean,
             layout=clean_layout,
             message=message,

@@ -39,6 +39,12 @@ the run's seed where the provider takes one. ``evaluations`` repeats each
 evaluation (for a mean ± std) only when that temperature is above 0: at 0 a
 repeat would give the same answers again (`evaluation_settings`).
 
+A reward or metric may be code from the owner's library: ``{"name": "code_reward",
+"params": {"code": {"name": "within_1pct", "version": 3}, "in_mask": [...]}}``
+(``code_metric`` for a metric), resolved and pinned by `studio.scorers.references`;
+`validate_compile_config` returns the config pinned when given the owner, and the
+objects are built by a `references.Library` handed to `build_compile_objects`.
+
 Errors are a `studio.runs.exceptions.RunConfigError` (a `DomainError`, 400) whose
 `FieldError` path is the dotted path to the offending field, e.g.
 ``compile_config.optimizer.params``.
@@ -63,6 +69,7 @@ from optimizer_core.saving import (
 from optimizer_core.saving.naming import snake_case
 from optimizer_core.saving.params import completed
 from studio.runs.exceptions import RunConfigError
+from studio.scorers import references
 
 if TYPE_CHECKING:
     from studio.runs.judges import Judges
@@ -226,8 +233,9 @@ def _build(
     language_model: Any,
     embedding_model: Any = None,
     judges: Judges | None = None,
+    library: references.Library | None = None,
 ) -> Any:
-    return _build_entry(kind, value, where, language_model, embedding_model, judges)[0]
+    return _build_entry(kind, value, where, language_model, embedding_model, judges, library)[0]
 
 
 def _build_entry(
@@ -237,10 +245,18 @@ def _build_entry(
     language_model: Any,
     embedding_model: Any = None,
     judges: Judges | None = None,
+    library: references.Library | None = None,
 ) -> tuple[Any, Any]:
     """The entry's object, and the entry as the run stores it (the judges' ids filled in)."""
     name, params, extras = _entry(value, where)
     stored: Any = value
+    if references.is_code_entry(kind, {"name": name}):
+        if library is None:
+            raise RunConfigError(
+                "a code reward or metric is for a run: it resolves in the run owner's library",
+                path=f"{where}.name",
+            )
+        return library(kind, params, where), stored
     members = family(kind)
     cls = members.find(name)
     if cls is None:
@@ -309,6 +325,8 @@ def build_compile_objects(
     language_model: Any = None,
     embedding_model: Any = None,
     judges: Judges | None = None,
+    *,
+    library: references.Library | None = None,
 ) -> JsonDict:
     """``{"reward", "optimizer", "metrics"}`` objects for `Program.compile`.
 
@@ -316,15 +334,20 @@ def build_compile_objects(
         judges: resolves the judges' providers and programs, and checks field rules
             against the program's outputs (`studio.runs.judges`); None: a judge that
             needs a program cannot be built, a judge LM is the run's.
+        library: builds the code rewards and metrics the config names (the owner's).
 
     Raises:
         RunConfigError: at the path of the field (``compile_config.reward.name`` ...).
     """
-    return _compile(config, language_model, embedding_model, judges)[0]
+    return _compile(config, language_model, embedding_model, judges, library)[0]
 
 
 def _compile(
-    config: Any, language_model: Any, embedding_model: Any, judges: Judges | None
+    config: Any,
+    language_model: Any,
+    embedding_model: Any,
+    judges: Judges | None,
+    library: references.Library | None = None,
 ) -> tuple[JsonDict, JsonDict]:
     """The compile objects, and the config as the run stores it."""
     if not isinstance(config, dict):
@@ -338,7 +361,7 @@ def _compile(
     metrics = config.get("metrics") or []
     if not isinstance(metrics, list):
         raise RunConfigError("must be a list", path="compile_config.metrics")
-    models = (language_model, embedding_model, judges)
+    models = (language_model, embedding_model, judges, library)
     reward, stored_reward = _build_entry(
         "reward", config["reward"], "compile_config.reward", *models
     )
@@ -376,14 +399,20 @@ def build_reward(
     return _build("reward", value, path, language_model, embedding_model)
 
 
-def validate_compile_config(config: Any, judges: Judges | None = None) -> JsonDict:
+def validate_compile_config(
+    config: Any, judges: Judges | None = None, *, owner: Any = None
+) -> JsonDict:
     """Check a compile config (by building it) and return it as the run stores it.
 
     Args:
         judges: see `build_compile_objects`; with it, the entries of judges come back
             with their ``provider`` (and ``program``) ids filled in.
+        owner: whose library its code rewards and metrics resolve in (None: it may name
+            none); each is returned pinned to the version it resolved to.
     """
-    return dict(_compile(config, None, None, judges)[1])
+    library = references.Library(config, owner, RunConfigError) if owner is not None else None
+    pinned = library.config if library is not None else config
+    return dict(_compile(pinned, None, None, judges, library)[1])
 
 
 def validate_fit_config(config: Any, *, metrics: list[str] | None = None) -> JsonDict:
@@ -448,6 +477,8 @@ def metric_names(compile_config: Any) -> list[str]:
 
 
 def _metric_name(entry: Any, where: str) -> str:
+    if references.is_code_entry("metric", entry):
+        return references.logged_name(entry)
     name, params, _ = _entry(entry, where)
     cls = family("metric").find(name)
     if cls is not None and "program" in needs_of(cls):  # its judge is only resolved with judges

@@ -26,6 +26,7 @@ from studio.runs.events import RUN_EVENTS
 from studio.runs.exceptions import InvalidTransition, RunConfigError
 from studio.runs.judges import Judges, output_fields
 from studio.runs.models import Checkpoint, Run
+from studio.scorers import references
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +115,7 @@ def start_run(
     resources.usable_provider(provider, RunConfigError, path="provider")
     _check_document(program_version.document)
     compile_config = validate_compile_config(
-        compile_config, _judges(owner, provider, program_version.document)
+        compile_config, _judges(owner, provider, program_version.document), owner=owner
     )
     fit_config = validate_fit_config(fit_config, metrics=metric_names(compile_config))
     with transaction.atomic():
@@ -128,6 +129,7 @@ def start_run(
             compile_config=compile_config,
             fit_config=fit_config,
         )
+        references.record_uses(run)
         RUN_EVENTS.emit_sync(run.pk, "state", {"state": State.QUEUED})
         _enqueue(run.pk)
     return run
@@ -183,6 +185,7 @@ def fork_run(
     compile_config = validate_compile_config(
         compile_config if compile_config is not None else run.compile_config,
         _judges(owner or run.owner, run.provider, run.program_version.document),
+        owner=owner or run.owner,
     )
     fit_config = validate_fit_config(
         {**run.fit_config, **(fit_config or {})}, metrics=metric_names(compile_config)
@@ -207,6 +210,7 @@ def fork_run(
             initial_document=checkpoint.document,
             current_epoch=epoch,
         )
+        references.record_uses(fork)
         RUN_EVENTS.emit_sync(
             fork.pk, "state", {"state": State.QUEUED, "parent": run.pk, "fork_epoch": epoch}
         )

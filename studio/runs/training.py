@@ -53,9 +53,11 @@ from studio.runs.config import (
     evaluation_settings,
     needs_embedding_model,
 )
+from studio.runs.exceptions import RunConfigError
 from studio.runs.judges import Judges
 from studio.runs.models import Run
 from studio.runs.significance import paired_gain, rows_digest
+from studio.scorers import references
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +76,7 @@ def build_program(
     restore_optimizer_state: bool,
     embedding_model: Any = None,
     judges: Judges | None = None,
+    library: references.Library | None = None,
 ) -> Program:
     """A program from its JSON document, compiled from the run's config, calling the provider.
 
@@ -83,12 +86,15 @@ def build_program(
         language_model: the provider's model; it replaces every module's model.
         restore_optimizer_state: carry the document's optimizer state over (resume, fork).
         judges: the judges' providers and programs, fetched (`studio.runs.judges`).
+        library: the owner's code rewards and metrics the config names, read up front.
     """
     state = document.get("optimizer_state")
     program = load_program({**document, "compile_config": None, "optimizer_state": None})
     program.set_language_model(language_model)
     program.compile(
-        **build_compile_objects(compile_config, language_model, embedding_model, judges)
+        **build_compile_objects(
+            compile_config, language_model, embedding_model, judges, library=library
+        )
     )
     if restore_optimizer_state and state and program.optimizer is not None:
         program.optimizer.set_state(state)
@@ -122,6 +128,7 @@ class _Context:
     resumed_from: int | None
     language_model: Any
     embedding_model: Any
+    library: references.Library
     x_train: list[Any]
     y_train: list[Any]
     x_test: list[Any]
@@ -176,6 +183,7 @@ def _load_context(run_id: int) -> _Context:
         embedding_model=resources.default_embedding_model(run.owner)
         if needs_embedding_model(run.compile_config)
         else None,
+        library=references.Library(run.compile_config, run.owner, RunConfigError),
         x_train=x_train,
         y_train=y_train,
         x_test=x_test,
@@ -285,6 +293,7 @@ async def train_claimed_run(run_id: int) -> None:
     watcher = Watcher(Run.lifecycle, run_id)
     log: RunEventLogger | None = None
     provider = ""
+    ctx: _Context | None = None
     try:
         ctx = await sync_to_async(_load_context)(run_id)
         provider = ctx.run.provider.name if ctx.run.provider is not None else ""
@@ -307,6 +316,9 @@ async def train_claimed_run(run_id: int) -> None:
             with contextlib.suppress(Exception):
                 await log.emit("error", {"type": type(error).__name__, "message": message})
         await _end(run_id, State.FAILED, log, error=f"{type(error).__name__}: {message}")
+    finally:
+        if ctx is not None:  # the code rewards' sandbox processes end with the run
+            await ctx.library.close()
 
 
 def _before_rewards(run_id: int) -> Any:
@@ -391,6 +403,7 @@ async def _train(ctx: _Context, log: RunEventLogger, watcher: Watcher) -> None:
         restore_optimizer_state=ctx.restore_optimizer_state,
         embedding_model=ctx.embedding_model,
         judges=ctx.judges,
+        library=ctx.library,
     )
     spent_before = budget.snapshot() if budget is not None else None
     if run.before is None:

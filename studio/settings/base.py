@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "studio.realtime",
     "studio.deployments",
     "studio.evaluations",
+    "studio.scorers",
 ]
 
 MIDDLEWARE = [
@@ -163,6 +164,8 @@ SPECTACULAR_SETTINGS = {
         "UsageDaySourceEnum": "studio.deployments.models.DeploymentUsage.Source",
         "PredictionVerdictEnum": "studio.deployments.models.PredictionLog.Verdict",
         "PairedVerdictEnum": ["significant gain", "significant loss", "no detectable change"],
+        "ScorerKindEnum": "studio.scorers.models.Scorer.Kind",
+        "KindEnum": "studio.providers.models.Provider.Kind",
     },
 }
 

@@ -43,6 +43,7 @@ from studio.programs.models import Program
 from studio.providers.models import Provider
 from studio.runs.events import RUN_EVENTS
 from studio.runs.models import Checkpoint, Run
+from studio.scorers.models import Scorer, ScorerVersion
 from tests.studio.runs.factories import (
     COMPILE_CONFIG,
     make_dataset,
@@ -78,6 +79,7 @@ def owned(owner) -> dict[str, int]:
         "runs": Run.objects.get(owner=owner).pk,
         "data-models": SavedDataModel.objects.get(owner=owner).pk,
         "evaluations": Evaluation.objects.get(owner=owner).pk,
+        "scorers": Scorer.objects.get(owner=owner).pk,
     }
 
 
@@ -105,6 +107,10 @@ def owner(db, django_user_model) -> Any:
         owner=user,
         name="Query",
         schema={"type": "object", "properties": {"query": {"type": "string"}}},
+    )
+    scorer = Scorer.objects.create(owner=user, name="same")
+    ScorerVersion.objects.create(
+        scorer=scorer, number=1, source="def reward(y_true, y_pred):\n    return 1.0\n"
     )
     Evaluation.objects.create(
         owner=user,

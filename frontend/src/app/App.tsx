@@ -13,6 +13,8 @@ const SignUpPage = lazy(() => import('@/features/auth/SignUpPage'));
 const EditorPage = lazy(() => import('@/features/editor/EditorPage'));
 const ProgramsPage = lazy(() => import('@/features/editor/ProgramsPage'));
 const DatasetsPage = lazy(() => import('@/features/datasets/DatasetsPage'));
+const RewardsPage = lazy(() => import('@/features/rewards/RewardsPage'));
+const RewardEditorPage = lazy(() => import('@/features/rewards/RewardEditorPage'));
 const RunsPage = lazy(() => import('@/features/runs/RunsPage'));
 const NewRunPage = lazy(() => import('@/features/runs/NewRunPage'));
 const RunPage = lazy(() => import('@/features/runs/RunPage'));
@@ -25,6 +27,7 @@ const LINKS = [
   { to: '/programs', label: 'Programs' },
   { to: '/editor', label: 'Editor' },
   { to: '/datasets', label: 'Datasets' },
+  { to: '/rewards', label: 'Rewards' },
   { to: '/runs', label: 'Runs' },
   { to: '/compare', label: 'Compare' },
   { to: '/deployments', label: 'Deployments' },
@@ -119,6 +122,22 @@ export function App() {
                   element={
                     <Guarded>
                       <DatasetsPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/rewards"
+                  element={
+                    <Guarded>
+                      <RewardsPage />
+                    </Guarded>
+                  }
+                />
+                <Route
+                  path="/rewards/:scorerId"
+                  element={
+                    <Guarded>
+                      <RewardEditorPage />
                     </Guarded>
                   }
                 />

@@ -13,6 +13,7 @@ import { useCreateRun } from './api/runsCreate';
 import { useThroughput } from './api/runsThroughput';
 import { CallEstimate } from './components/setup/CallEstimate';
 import { EarlyStoppingFields } from './components/setup/EarlyStoppingFields';
+import { CodeRewardPicker } from './components/setup/CodeRewardPicker';
 import { MetricsChooser } from './components/setup/MetricsChooser';
 import { OptimizerChooser } from './components/setup/OptimizerChooser';
 import { ParamFields } from './components/setup/ParamFields';
@@ -40,6 +41,7 @@ import {
   type EntryForm,
   type FormValues,
 } from './model/runConfig';
+import { NO_CODE, withCodeRewards, type CodeChoice } from './model/codeRewards';
 import {
   emptyTarget,
   fieldsOf,
@@ -93,6 +95,7 @@ export default function NewRunPage() {
   const [optimizerPick, setOptimizer] = useState<EntryForm | null>(null);
   const [fitPick, setFitForm] = useState<FormValues | null>(null);
   const [earlyForm, setEarlyForm] = useState<EarlyStoppingForm>(EARLY_STOPPING_OFF);
+  const [code, setCode] = useState<CodeChoice>(NO_CODE);
   const reward = rewardPick ?? firstOf(catalogue.rewards);
   const optimizer = optimizerPick ?? firstOf(catalogue.optimizers);
   const fitForm = fitPick ?? startingFitForm(catalogue.fit);
@@ -220,10 +223,13 @@ export default function NewRunPage() {
         dataset: dataset.id,
         ...(datasetVersion ? { dataset_version: datasetVersion.number } : {}),
         provider: providerId,
-        compile_config: compileConfig(
-          rewardConfigured.chosen,
-          metricsConfigured.map((m) => m.chosen),
-          { name: optimizer.name, params: optimizerParsed.values },
+        compile_config: withCodeRewards(
+          compileConfig(
+            rewardConfigured.chosen,
+            metricsConfigured.map((m) => m.chosen),
+            { name: optimizer.name, params: optimizerParsed.values },
+          ),
+          code,
         ),
         fit_config: earlyParsed.value
           ? { ...fitParsed.values, early_stopping: earlyParsed.value }
@@ -277,6 +283,7 @@ export default function NewRunPage() {
             ruleErrors={rewardRuleErrors}
             judgeErrors={rewardJudgeErrors}
           />
+          <CodeRewardPicker value={code} onChange={setCode} />
           <Problems problems={bySection('reward')} />
           <MetricsChooser
             metrics={catalogue.metrics}

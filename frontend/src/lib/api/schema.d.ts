@@ -1169,6 +1169,140 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scorers/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["scorers_list"];
+        put?: never;
+        /** @description A new code reward (or metric) and its version 1; the code must load in the sandbox (400 at `source` with the reason and line otherwise). */
+        post: operations["scorers_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scorers/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["scorers_retrieve"];
+        put: operations["scorers_update"];
+        post?: never;
+        /** @description Delete it and its versions; 409 while a run uses one of its versions. */
+        delete: operations["scorers_destroy"];
+        options?: never;
+        head?: never;
+        patch: operations["scorers_partial_update"];
+        trace?: never;
+    };
+    "/api/scorers/{id}/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The code reward as JSON: name, description, kind and every version. */
+        get: operations["scorers_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scorers/{id}/try/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description Score rows of one of your datasets with a version (or unsaved source), in the sandbox: each row's score, feedback, error and prints. */
+        post: operations["scorers_try"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scorers/{id}/versions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["scorers_versions_list"];
+        put?: never;
+        post: operations["scorers_versions_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scorers/{id}/versions/{number}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["scorers_versions_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scorers/import/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** @description A new code reward from an export (each version's code is checked). */
+        post: operations["scorers_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scorers/templates/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The source a new reward or metric starts from. */
+        get: operations["scorers_templates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1956,6 +2090,36 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Run"][];
         };
+        PaginatedScorerList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["Scorer"][];
+        };
+        PaginatedScorerVersionSummaryList: {
+            /** @example 123 */
+            count: number;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=4
+             */
+            next?: string | null;
+            /**
+             * Format: uri
+             * @example http://api.example.org/accounts/?page=2
+             */
+            previous?: string | null;
+            results: components["schemas"]["ScorerVersionSummary"][];
+        };
         /** @description Two evaluations of the same test rows, compared row by row (`compare_paired`). */
         PairedComparison: {
             /** @description paired test rows */
@@ -2074,6 +2238,10 @@ export interface components {
             class_path?: string;
             /** @description the model's JSON schema (pydantic's model_json_schema()) */
             schema?: unknown;
+        };
+        PatchedScorerUpdateRequest: {
+            name?: string;
+            description?: string;
         };
         PredictRequestRequest: {
             /** @description one input: an object matching the program's Input DataModel (a list of objects, one per Input, for a program with several) */
@@ -2458,6 +2626,129 @@ export interface components {
             name: string;
             /** @description its DataModel's JSON schema */
             schema: unknown;
+        };
+        Scorer: {
+            readonly id: number;
+            readonly name: string;
+            readonly description: string;
+            readonly kind: components["schemas"]["ScorerKindEnum"];
+            readonly latest_version: number | null;
+            readonly version_count: number;
+            /** @description runs that use one of its versions (it cannot be deleted then) */
+            readonly run_count: number;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** Format: date-time */
+            readonly updated_at: string;
+        };
+        ScorerCreateRequest: {
+            name: string;
+            /** @default  */
+            description: string;
+            /** @default reward */
+            kind: components["schemas"]["ScorerKindEnum"];
+            /** @description the Python code */
+            source: string;
+            /** @default  */
+            message: string;
+        };
+        ScorerImportRequest: {
+            /**
+             * Format: binary
+             * @description an exported .reward.json file
+             */
+            file?: string;
+            /** @default  */
+            name: string;
+            kind?: components["schemas"]["ScorerKindEnum"];
+            description?: string;
+            /** @description [{source, message}], oldest first */
+            versions?: unknown;
+        };
+        /**
+         * @description * `reward` - reward
+         *     * `metric` - metric
+         * @enum {string}
+         */
+        ScorerKindEnum: "reward" | "metric";
+        ScorerTemplate: {
+            kind: components["schemas"]["ScorerKindEnum"];
+            source: string;
+        };
+        ScorerTryRequestRequest: {
+            /** @description one of your datasets */
+            dataset: number;
+            /** @description its version number (default: the latest) */
+            dataset_version?: number;
+            /** @description row positions in the version, from 0 (at most 50) */
+            rows?: number[];
+            /**
+             * @description without `rows`: the first N rows
+             * @default 5
+             */
+            limit: number;
+            /** @description the version to run (default: the latest) */
+            version?: number;
+            /** @description unsaved code to run instead */
+            source?: string;
+            /** @description y_pred from the row: {prediction field: row field} ('output.x', 'input.x' or a bare name) */
+            prediction_fields?: {
+                [key: string]: string;
+            };
+            /** @description y_pred typed in: one object for every row, or a list, one per row */
+            prediction?: unknown;
+        };
+        ScorerTryResult: {
+            /** @description null: the unsaved source */
+            version: number | null;
+            rows: components["schemas"]["ScorerTryRow"][];
+            /** Format: double */
+            mean_score: number | null;
+            failed: number;
+            /** Format: double */
+            elapsed_s: number;
+        };
+        ScorerTryRow: {
+            index: number;
+            y_true: unknown;
+            y_pred: unknown;
+            /** Format: double */
+            score: number;
+            feedback: string | null;
+            error: string | null;
+            /** @description what the code printed */
+            output: string;
+        };
+        ScorerUpdateRequest: {
+            name?: string;
+            description?: string;
+        };
+        ScorerVersion: {
+            readonly id: number;
+            readonly scorer: number;
+            readonly number: number;
+            /** @description the Python code, run only in the sandbox */
+            readonly source: string;
+            readonly message: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description who saved it (null: an account since deleted) */
+            readonly created_by: string | null;
+        };
+        ScorerVersionCreateRequest: {
+            /** @description the Python code */
+            source: string;
+            /** @default  */
+            message: string;
+        };
+        ScorerVersionSummary: {
+            readonly id: number;
+            readonly number: number;
+            readonly message: string;
+            /** Format: date-time */
+            readonly created_at: string;
+            /** @description who saved it (null: an account since deleted) */
+            readonly created_by: string | null;
         };
         SignUpRequest: {
             username: string;
@@ -6885,6 +7176,595 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scorers_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description * `reward` - reward
+                 *     * `metric` - metric
+                 */
+                kind?: "metric" | "reward";
+                name?: string;
+                name__icontains?: string;
+                /** @description Which field to use when ordering the results. */
+                ordering?: string;
+                /** @description A page number within the paginated result set. */
+                page?: number;
+                /** @description A search term. */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedScorerList"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scorers_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScorerCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScorerCreateRequest"];
+                "multipart/form-data": components["schemas"]["ScorerCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scorer"];
+                };
+            };
+            /** @description the request or its source is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description The request is larger than a configured limit, named in the body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
+    scorers_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this scorer. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scorer"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scorers_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this scorer. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ScorerUpdateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScorerUpdateRequest"];
+                "multipart/form-data": components["schemas"]["ScorerUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scorer"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than a configured limit, named in the body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scorers_destroy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this scorer. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request clashes with stored state (in use, already finished). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scorers_partial_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this scorer. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedScorerUpdateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedScorerUpdateRequest"];
+                "multipart/form-data": components["schemas"]["PatchedScorerUpdateRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scorer"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than a configured limit, named in the body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scorers_export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this scorer. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scorers_try: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this scorer. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScorerTryRequestRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScorerTryRequestRequest"];
+                "multipart/form-data": components["schemas"]["ScorerTryRequestRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScorerTryResult"];
+                };
+            };
+            /** @description the request or its source is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than a configured limit, named in the body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
+    scorers_versions_list: {
+        parameters: {
+            query?: {
+                /** @description A page number within the paginated result set. */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this scorer. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaginatedScorerVersionSummaryList"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scorers_versions_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this scorer. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScorerVersionCreateRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScorerVersionCreateRequest"];
+                "multipart/form-data": components["schemas"]["ScorerVersionCreateRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScorerVersion"];
+                };
+            };
+            /** @description the request or its source is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than a configured limit, named in the body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
+    scorers_versions_retrieve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A unique integer value identifying this scorer. */
+                id: number;
+                number: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScorerVersion"];
+                };
+            };
+            /** @description The request is refused: the body says what, and where. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description What the request names does not exist (or is not yours). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    scorers_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "multipart/form-data": components["schemas"]["ScorerImportRequest"];
+                "application/json": components["schemas"]["ScorerImportRequest"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Scorer"];
+                };
+            };
+            /** @description the request or its source is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description The request is larger than a configured limit, named in the body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+        };
+    };
+    scorers_templates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScorerTemplate"][];
                 };
             };
         };

@@ -43,6 +43,7 @@ const ROUTES: Record<string, [number, unknown]> = {
         name: 'capitals',
         status: 'valid',
         row_count: 40,
+        latest_row_count: 40,
         test_fraction: 0.25,
         output_schema: { properties: { answer: {}, total: {} } },
       },
