@@ -21,7 +21,9 @@ user:
 
 The run makes about 650 LM calls (100 training rows, the 100 test rows before and after,
 two LM modules per row, and the candidates' minibatches): 397 s from Start run to
-succeeded on 2 cores that other test suites shared, the whole test 7 to 8 minutes. Its
+succeeded on 2 cores that other test suites shared, the whole test 7 to 8 minutes; a
+later run, with the trace step required, 656 calls and 664 s (load average 2 to 5),
+the three tests 12 minutes. Its
 duration is printed (``-s``).
 
 Run: ``cd frontend && npm run build`` then
