@@ -1,10 +1,16 @@
 """SelfCritique: critique the input (with a reward), then optionally revise it.
 
 A SelfCritique holds a critic, a Generator that writes ``{critique, reward}``
-about its input (``reward`` in [0, 1]; ``return_reward=False`` asks for the
-critique alone). As in the reference library its output is the input followed by
-the critique (``return_inputs``, default True), so the modules after it see what
-was critiqued.
+about its input (``return_reward=False`` asks for the critique alone). As the
+reference library's ``Score``, the reward is one of eleven levels, 0.0 (very bad)
+to 1.0 (very good) in steps of 0.1: the schema lists them as an ``enum``, so a
+model whose output a grammar constrains (the bundled one) writes nothing else,
+where a bare ``number`` between bounds let it write any number (llama.cpp's
+grammars do not bound a ``number``) and the row lost its critique to the failed
+check. A grade another provider writes off the scale is clamped to [0, 1], as
+the reference's ``normalize_score`` clamps. As in the reference library the
+output is the input followed by the critique (``return_inputs``, default True),
+so the modules after it see what was critiqued.
 
 With ``revise=True`` a second Generator, the reviser, sees the input with the
 critique and writes the critiqued data again: the fields of the *last* input
@@ -20,16 +26,27 @@ gets the row's reward for what it wrote.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from optimizer_core import model_algebra
 from optimizer_core.datamodels import DataModel, JsonDict, schemas_equal
 from optimizer_core.modules.generator import Generator
 from optimizer_core.modules.module import Module, SymbolicDataModel
 
-__all__ = ["Critique", "CritiqueWithReward", "SelfCritique"]
+__all__ = ["REWARD_LEVELS", "Critique", "CritiqueWithReward", "SelfCritique", "clamp_reward"]
+
+#: The grades a critic picks from (the reference's ``Score``: 0.0 to 1.0, eleven levels).
+REWARD_LEVELS: tuple[float, ...] = tuple(round(level / 10, 1) for level in range(11))
+
+
+def clamp_reward(value: float) -> float:
+    """A grade brought into [0, 1]: below 0 is 0.0, above 1 is 1.0 (not a number is 0.0)."""
+    value = float(value)
+    if value != value:  # NaN
+        return 0.0
+    return min(1.0, max(0.0, value))
 
 
 class Critique(DataModel):
@@ -46,8 +63,9 @@ class CritiqueWithReward(DataModel):
     critique: str = Field(
         description="A careful critique of the input: what is right, what is wrong or missing"
     )
-    reward: float = Field(
-        ge=0.0, le=1.0, description="How good the input is, from 0.0 (very bad) to 1.0 (very good)"
+    reward: Annotated[float, AfterValidator(clamp_reward)] = Field(
+        description="How good the input is, from 0.0 (very bad) to 1.0 (very good)",
+        json_schema_extra={"enum": list(REWARD_LEVELS)},
     )
 
 
@@ -76,7 +94,8 @@ class SelfCritique(Module):
         language_model: the `LanguageModel` of the critic (and the reviser).
         instructions: the critic's initial instructions (default: its own).
         examples: the critic's initial few-shot examples.
-        return_reward: the critic grades too, ``reward`` in [0, 1] (default True).
+        return_reward: the critic grades too, ``reward`` one of `REWARD_LEVELS`
+            (clamped to [0, 1] where a provider ignores the schema; default True).
         return_inputs: output the input before the critique (default True without
             `revise`; with it the revised data takes the input's place, and True is
             refused).

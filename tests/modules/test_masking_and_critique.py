@@ -117,3 +117,25 @@ async def test_self_critique_options() -> None:
     module = synalinks.SelfCritique(language_model=lm, revise=True, temperature=0.5, name="sc")
     again = synalinks.modules.deserialize(synalinks.modules.serialize(module))
     assert again.get_config() == module.get_config() and again.critic.temperature == 0.5
+
+
+@pytest.mark.parametrize(("written", "kept"), [(0.7, 0.7), (8, 1.0), (85.0, 1.0), (-0.5, 0.0)])
+async def test_the_critic_grades_on_eleven_levels_and_a_grade_off_the_scale_is_clamped(
+    written: float, kept: float
+) -> None:
+    # A provider that ignores the schema may write any number: the row keeps its critique,
+    # with the grade brought into [0, 1] (the reference's normalize_score clamps too).
+    lm = synalinks.FakeLanguageModel(responses=[{"critique": "too short", "reward": written}])
+    inputs = synalinks.Input(data_model=Answer)
+    critiqued = await synalinks.SelfCritique(language_model=lm, name="sc")(inputs)
+    program = synalinks.Program(inputs=inputs, outputs=critiqued)
+
+    result = await program(Answer(answer="4"))
+
+    assert result is not None and result.get_json() == {
+        "answer": "4", "critique": "too short", "reward": kept,
+    }  # fmt: skip
+    # What the model is asked for: one of the levels, which a grammar can enforce.
+    reward = lm.calls[0].schema["properties"]["reward"]
+    assert reward["type"] == "number"
+    assert reward["enum"] == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]

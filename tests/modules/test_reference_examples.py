@@ -5,8 +5,10 @@ the same.
 
 The examples are synalinks 0.10.14's: ``examples/3_decisions.py``,
 ``examples/4_conditional_branches.py``, ``examples/5a_data_model_operators.py`` and the
-docstring examples of ``Branch`` (MultiDecision), ``InMask``, ``OutMask`` and
-``SelfCritique``. Only the language model differs: a `FakeLanguageModel` whose
+docstring examples of ``Branch`` (single-label, merged by ``|``, and MultiDecision),
+``InMask``, ``OutMask`` and ``SelfCritique``. (``Decision``'s docstring example reads
+``ChatMessages``, which optimizer_core does not have; ``3_decisions.py`` is its
+example here.) Only the language model differs: a `FakeLanguageModel` whose
 responder answers from the request (the difficulty of ``2 + 2`` is "easy").
 """
 
@@ -349,3 +351,41 @@ async def test_self_critique(tmp_path: Path) -> None:
     again = await reloaded(program, tmp_path)
     query = Query(query="What is 15% of 80?")
     assert as_json(await again(query)) == as_json(await program(query))
+
+
+class AnswerWithCritique(synalinks.DataModel):
+    thinking: str
+    critique: str
+    answer: str
+
+
+async def test_adaptive_chain_of_thought(tmp_path: Path) -> None:
+    # Branch's single-label docstring example: the slots, decision fields included
+    # (return_decision), merged back by `|`.
+    language_model = scripted()
+    x0 = synalinks.Input(data_model=Query)
+    (x1, x2) = await synalinks.Branch(
+        question="What is the difficulty level of the above query?",
+        labels=["easy", "difficult"],
+        branches=[
+            synalinks.Generator(data_model=Answer, language_model=language_model),
+            synalinks.Generator(data_model=AnswerWithCritique, language_model=language_model),
+        ],
+        language_model=language_model,
+    )(x0)
+    x3 = x1 | x2
+    program = synalinks.Program(
+        inputs=x0, outputs=x3, name="adaptative_chain_of_thought",
+        description="Useful to answer step by step only when needed",
+    )  # fmt: skip
+
+    easy = await program(Query(query="What is 2 + 2?"))
+    hard = await program(Query(query="Why is the sky blue?"))
+    assert easy["choice"] == "easy" and easy["answer"] == "answer: What is 2 + 2?"
+    assert easy["critique"] is None  # only the difficult branch critiques
+    assert hard["choice"] == "difficult" and hard["critique"] == "critique: Why is the sky blue?"
+    assert hard["thinking"] == "Judging the query." and hard["thinking_1"] == "Step by step."
+
+    again = await reloaded(program, tmp_path)
+    for query in (Query(query="What is 2 + 2?"), Query(query="Why is the sky blue?")):
+        assert as_json(await again(query)) == as_json(await program(query))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import optimizer_core as oc
+from optimizer_core.datasets import support_tickets
 from studio.programs import templates
 from studio.programs.documents import validate_document
 from studio.programs.services import run_once
@@ -69,3 +70,18 @@ def test_a_template_names_the_bundled_model_and_a_reward_on_its_answer() -> None
         assert models == {templates.BUNDLED_MODEL}
         reward = document["compile_config"]["reward"]["config"]
         assert reward["in_mask"] in (["answer"], ["topic"])
+
+
+def test_the_router_names_each_topic_of_its_data_set_beside_the_label_it_routes_to() -> None:
+    # A small model reads the label off the question: each of support_tickets' four
+    # topics is named in the part of the question that ends with its label.
+    document = templates.get("route_then_answer").document()
+    router = document["program"]["modules"][1]["module"]["config"]
+    assert router["labels"] == ["account", "order"]
+    question = router["question"]
+    parts = question.split("(label account)")
+    assert len(parts) == 2 and parts[1].count("(label order)") == 1
+    routes = {"password": parts[0], "address": parts[0], "refund": parts[1], "delivery": parts[1]}
+    assert set(routes) == set(support_tickets.TOPICS)
+    for topic, part in routes.items():
+        assert topic in part, (topic, question)

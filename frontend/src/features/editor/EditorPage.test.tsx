@@ -64,6 +64,34 @@ describe('EditorPage', () => {
     expect(within(or).getByLabelText('2 inputs')).toBeInTheDocument();
   });
 
+  it("edits the modules a Branch holds in the inspector: a label's instructions, the decision's sampling", async () => {
+    const user = userEvent.setup();
+    renderEditor();
+    act(() => {
+      useEditorStore.getState().run(loadDocument, { document: routeTemplate });
+    });
+    const router = useEditorStore.getState().nodes[1]!;
+    act(() => useEditorStore.getState().select([router.id]));
+    const inspector = screen.getByRole('complementary', { name: 'Inspector' });
+    expect(within(inspector).getByText("Label 'order': order_topic")).toBeInTheDocument();
+    const instructions = within(inspector).getByLabelText('Instructions (order_topic)');
+    await user.clear(instructions);
+    await user.type(instructions, 'Name the order problem.');
+    await user.tab();
+    await user.type(
+      within(inspector).getByLabelText('Temperature (router_decision)'),
+      '0.2{Enter}',
+    );
+    await user.type(within(inspector).getByLabelText('Top p (account_topic)'), '3{Enter}');
+    expect(within(inspector).getByText(/^Top p must be/)).toBeInTheDocument();
+    const data = useEditorStore.getState().nodes[1]!.data;
+    expect(data.kind === 'Branch' && data.variables['order_topic/state']!.instructions).toBe(
+      'Name the order problem.',
+    );
+    expect(data.kind === 'Branch' && data.config.temperature).toBe(0.2);
+    expect(data.kind === 'Branch' && data.config.branches[0]!.config.top_p).toBeNull();
+  });
+
   it("edits a Branch's labels in the inspector; its outputs follow", async () => {
     const user = userEvent.setup();
     renderEditor();

@@ -7,6 +7,8 @@ import {
   moduleName,
   type GeneratorNodeData,
 } from '../model/graph';
+import { addNode } from './addNode';
+import { setQuestion } from './editLabels';
 import { apply, makeState, reason } from './testing';
 import { setDataModel, setProgramOutput, updateModule, updateProgram } from './updateModule';
 
@@ -141,5 +143,29 @@ describe('renaming a module that names its Generators', () => {
       { module: 'triage', output: 0 },
       { module: 'triage', output: 1 },
     ]);
+  });
+  it("edits a Decision's question, sampling and instructions; empty instructions are the labels' default", () => {
+    let state = apply(makeState(), addNode, { kind: 'Decision' });
+    const nodeId = state.nodes[0]!.id;
+    state = apply(state, setQuestion, { nodeId, question: 'Is it urgent?' });
+    state = apply(state, updateModule, {
+      nodeId,
+      config: { temperature: 0, instructions: 'Choose yes when it is urgent.' },
+      variable: { instructions: 'Choose yes when it is urgent.' },
+    });
+    const { document } = graphToDocument(state);
+    const config = document.program.modules[0]!.module.config;
+    expect(config).toMatchObject({
+      question: 'Is it urgent?',
+      temperature: 0,
+      instructions: 'Choose yes when it is urgent.',
+    });
+    expect(document.variables['decision/state']!.instructions).toBe(
+      'Choose yes when it is urgent.',
+    );
+    const reset = apply(state, updateModule, { nodeId, config: { instructions: null } });
+    const data = reset.nodes[0]!.data;
+    expect(data.kind === 'Decision' && data.variable.instructions).toContain('["yes", "no"]');
+    expect(reason(state, updateModule, { nodeId, config: { top_k: 0 } })).toMatch(/^Top k must be/);
   });
 });

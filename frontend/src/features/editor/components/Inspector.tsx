@@ -9,20 +9,7 @@ import {
   updateProgram,
   type ModulePatch,
 } from '../actions/updateModule';
-import {
-  REASONING_EFFORTS,
-  variableName,
-  type Example,
-  type DecisionConfig,
-  type GeneratorConfig,
-  type ReasoningEffort,
-} from '../model/document';
-import {
-  parseSampling,
-  SAMPLING_LABELS,
-  samplingText,
-  type NumericSamplingKey,
-} from '../model/sampling';
+import { variableName, type Example } from '../model/document';
 import {
   moduleName,
   ownDataModel,
@@ -31,6 +18,7 @@ import {
   type ProgramNode,
 } from '../model/graph';
 import { KindSettings } from './KindSettings';
+import { SamplingSettings } from './SamplingSettings';
 import { KIND_TEXT } from './nodes/kindText';
 import { useProgramProblems } from '../hooks/useProgramProblems';
 import { SHORTCUTS } from '../hooks/useKeyboardShortcuts';
@@ -338,90 +326,6 @@ function GeneratorSettings({
         </p>
       </section>
     </>
-  );
-}
-
-const NUMERIC_SAMPLING: {
-  key: NumericSamplingKey;
-  inputMode: 'decimal' | 'numeric';
-  hint: string;
-}[] = [
-  {
-    key: 'temperature',
-    inputMode: 'decimal',
-    hint: "0 or more. Empty: the language model's temperature.",
-  },
-  {
-    key: 'max_tokens',
-    inputMode: 'numeric',
-    hint: "The longest answer, 1 or more. Empty: the language model's, else room for the longest answer the data model allows.",
-  },
-  {
-    key: 'top_p',
-    inputMode: 'decimal',
-    hint: "Above 0, at most 1. Empty: the provider's default.",
-  },
-  {
-    key: 'top_k',
-    inputMode: 'numeric',
-    hint: "1 or more, sent to providers that take it. Empty: the provider's default.",
-  },
-];
-
-const EFFORT_LABELS: Record<ReasoningEffort, string> = {
-  minimal: 'minimal',
-  low: 'low',
-  medium: 'medium',
-  high: 'high',
-  disable: "disable (turn an Ollama model's thinking off)",
-  none: 'none (send nothing)',
-};
-
-/** How the language model samples this module's answers; an empty setting is not set here. */
-function SamplingSettings({
-  config,
-  patch,
-}: {
-  config: GeneratorConfig | DecisionConfig;
-  patch: (change: ModulePatch) => string | null;
-}) {
-  return (
-    <section className={styles.section}>
-      <h3 className={styles.sectionTitle}>Sampling</h3>
-      {NUMERIC_SAMPLING.map(({ key, inputMode, hint }) => (
-        <Field key={key} label={SAMPLING_LABELS[key]} hint={hint}>
-          <CommitField
-            label={SAMPLING_LABELS[key]}
-            inputMode={inputMode}
-            value={samplingText(config[key])}
-            onCommit={(text) => {
-              const parsed = parseSampling(key, text);
-              return parsed.ok ? patch({ [key]: parsed.value }) : parsed.reason;
-            }}
-          />
-        </Field>
-      ))}
-      <Field
-        label={SAMPLING_LABELS.reasoning_effort}
-        hint="Sent to models that reason; their hidden reasoning gets room within max tokens."
-      >
-        <select
-          className="select"
-          aria-label={SAMPLING_LABELS.reasoning_effort}
-          value={config.reasoning_effort ?? ''}
-          onChange={(e) =>
-            patch({ reasoning_effort: (e.target.value || null) as ReasoningEffort | null })
-          }
-        >
-          <option value="">provider default</option>
-          {REASONING_EFFORTS.map((effort) => (
-            <option key={effort} value={effort}>
-              {EFFORT_LABELS[effort]}
-            </option>
-          ))}
-        </select>
-      </Field>
-    </section>
   );
 }
 

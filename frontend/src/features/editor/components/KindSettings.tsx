@@ -3,10 +3,13 @@ import { editLabels, setQuestion } from '../actions/editLabels';
 import { setCritique } from '../actions/setCritique';
 import { setMask } from '../actions/setMask';
 import { updateModule } from '../actions/updateModule';
-import type { ProgramNode } from '../model/graph';
+import { updateBranchModule, type BranchPart, type HeldModulePatch } from '../actions/editBranch';
+import { kindOfClass, variableName, type GeneratorConfig } from '../model/document';
+import type { BranchNodeData, ProgramNode } from '../model/graph';
 import { baseKey, modelKeys, OutputModels } from '../model/schemas';
 import { useEditorStore } from '../store/editorStore';
 import { CommitField } from './CommitField';
+import { SamplingSettings } from './SamplingSettings';
 import styles from './editor.module.css';
 
 /** The settings of a Decision or Branch (question, labels) and of a mask (its fields). */
@@ -34,6 +37,7 @@ export function KindSettings({ node }: { node: ProgramNode }) {
           held={data.config.branches.map((b) => (b ? String(b.config.name) : null))}
         />
         <ModelSettings nodeId={node.id} model={String(data.config.language_model.config.model)} />
+        <BranchModules nodeId={node.id} data={data} />
       </>
     );
   }
@@ -203,6 +207,111 @@ function LabelSettings({
         </p>
       )}
     </section>
+  );
+}
+
+/**
+ * What a Branch's decision and each label's module are told and how they sample: the
+ * decision's instructions, then per label holding a Generator (or a ChainOfThought, a
+ * Decision) its model, instructions and sampling. Modules drawn after a label's output are
+ * edited on their own nodes.
+ */
+function BranchModules({ nodeId, data }: { nodeId: string; data: BranchNodeData }) {
+  const attempt = useEditorStore((s) => s.attempt);
+  const edit = (part: BranchPart) => (patch: HeldModulePatch) =>
+    attempt(updateBranchModule, { nodeId, part, patch });
+  const decision = `${data.config.name}_decision`;
+  return (
+    <>
+      <HeldSettings
+        title="The decision"
+        owner={decision}
+        config={data.config}
+        instructions={data.variables[variableName(decision)]?.instructions ?? ''}
+        edit={edit('decision')}
+      />
+      {data.config.labels.map((label, slot) => {
+        const held = data.config.branches[slot];
+        if (!held) return null;
+        const owner = String(held.config.name);
+        const kind = kindOfClass(held.class_name);
+        const title = `Label '${label}': ${owner}`;
+        if (!kind || !['Generator', 'ChainOfThought', 'Decision', 'MultiDecision'].includes(kind)) {
+          return (
+            <section key={slot} className={styles.section}>
+              <h3 className={styles.sectionTitle}>{title}</h3>
+              <p className={styles.hint}>
+                {kind ?? held.class_name} modules held by a Branch keep the settings they were built
+                with.
+              </p>
+            </section>
+          );
+        }
+        const config = held.config as unknown as GeneratorConfig;
+        return (
+          <HeldSettings
+            key={slot}
+            title={title}
+            owner={owner}
+            config={config}
+            model={String(config.language_model.config.model ?? '')}
+            instructions={data.variables[variableName(owner)]?.instructions ?? ''}
+            edit={edit(slot)}
+          />
+        );
+      })}
+    </>
+  );
+}
+
+function HeldSettings({
+  title,
+  owner,
+  config,
+  model,
+  instructions,
+  edit,
+}: {
+  title: string;
+  owner: string;
+  config: Pick<
+    GeneratorConfig,
+    'temperature' | 'max_tokens' | 'top_p' | 'top_k' | 'reasoning_effort'
+  >;
+  /** Its model, when it has one of its own (the decision's is the Branch's). */
+  model?: string;
+  instructions: string;
+  edit: (patch: HeldModulePatch) => string | null;
+}) {
+  return (
+    <>
+      <section className={styles.section}>
+        <h3 className={styles.sectionTitle}>{title}</h3>
+        {model !== undefined && (
+          <label className={styles.field}>
+            <span className={styles.fieldLabel}>Model</span>
+            <CommitField
+              label={`Language model (${owner})`}
+              value={model}
+              onCommit={(text) => edit({ model: text })}
+            />
+          </label>
+        )}
+        <label className={styles.field}>
+          <span className={styles.fieldLabel}>
+            Instructions (<span className="mono">{variableName(owner)}</span>)
+          </span>
+          <CommitField
+            label={`Instructions (${owner})`}
+            multiline
+            value={instructions}
+            onCommit={(text) => edit({ instructions: text })}
+          />
+          <span className={styles.hint}>Empty: its default instructions.</span>
+        </label>
+      </section>
+      <SamplingSettings config={config} patch={edit} owner={owner} />
+    </>
   );
 }
 

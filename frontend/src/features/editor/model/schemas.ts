@@ -142,7 +142,12 @@ export function decisionModel(labels: string[], multi: boolean): OutputModel {
 /** `Critique` / `CritiqueWithReward` of modules/self_critique.py. */
 function critiqueModel(withReward: boolean): OutputModel {
   const props: JsonObject = { critique: { title: 'Critique', type: 'string' } };
-  if (withReward) props.reward = { maximum: 1, minimum: 0, title: 'Reward', type: 'number' };
+  if (withReward)
+    props.reward = {
+      enum: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1],
+      title: 'Reward',
+      type: 'number',
+    };
   return build(withReward ? 'CritiqueWithReward' : 'Critique', props, Object.keys(props));
 }
 
