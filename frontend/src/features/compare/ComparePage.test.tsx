@@ -187,16 +187,12 @@ describe('ComparePage', () => {
       '/api/runs/compare/?ids=4%2C5',
     ]);
 
-    const cells = (query: string) =>
-      within(table)
-        .getAllByRole('row')
-        .map((row) =>
-          within(row)
-            .queryAllByRole('cell')
-            .map((cell) => cell.textContent),
-        )
-        .find((row) => row[0] === `{"query":"${query}"}`);
-    expect(within(table).getAllByRole('row')).toHaveLength(601); // the header, then each input
+    // Read the 601 rows once, from the DOM: role queries over them take seconds in jsdom.
+    const texts = Array.from(table.querySelectorAll('tbody tr'), (row) =>
+      Array.from(row.querySelectorAll('td'), (cell) => cell.textContent),
+    );
+    const cells = (query: string) => texts.find((row) => row[0] === `{"query":"${query}"}`);
+    expect(table.querySelectorAll('tr')).toHaveLength(601); // the header, then each input
     expect(cells('q0')?.[2]).toContain('1.00');
     expect(cells('q0')?.[3]).toContain('0.00'); // run 5 on the same input
     expect(cells('q599')?.[3]).toBe('—'); // run 5 did not store it
