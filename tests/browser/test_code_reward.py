@@ -13,7 +13,9 @@ user:
 - a run of the demo program from the run form with that reward in its reward slot, on a
   24 + 24 row version of the demo dataset and the bundled model, one epoch: it succeeds,
   its stored config pins version 2, and the run page's examples show each row's reward
-  before and after with the code's feedback beside it.
+  before and after with the code's feedback beside it. Seen: 84 LM calls, 28 s from
+  Start run to succeeded, 0.00 -> 0.50 on the 24 test rows (+0.50, 95% interval +0.29 to
+  +0.71), the whole test under a minute.
 
 Run: ``cd frontend && npm run build`` then
 ``.venv/bin/pytest tests/browser/test_code_reward.py -m browser -s``.
@@ -152,7 +154,7 @@ def test_a_code_reward_is_written_tried_and_trained_with(
     assert state == "succeeded", f"run {run_id} {state}: {run.get('error')!r}\n{demo_stack.logs()}"
     reward = run["compile_config"]["reward"]
     assert reward["name"] == "code_reward", reward
-    assert reward["params"]["code"] == {"name": REWARD, "version": 2}, reward
+    assert reward["params"]["code"] == {"id": scorer_id, "name": REWARD, "version": 2}, reward
     print(
         f"\ncode reward run {run_id}: {time.monotonic() - clicked:.0f} s from Start run to "
         f"succeeded; whole test {time.monotonic() - started:.0f} s"
