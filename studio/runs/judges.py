@@ -13,6 +13,9 @@ or a program (``program_as_judge``) may name, beside its ``params``:
 stores the entry with both ids filled in, so the run records which provider
 and which program version judged it, even when the entry left the provider out.
 
+An evaluation (`studio.evaluations`) resolves its reward through the same
+`Judges`, its baseline's provider standing for the run's.
+
 Why one object that the web process and the worker both use, rather than two
 paths: the checks (owned, a language provider the outgoing-request policy
 lets us call, a program whose output has ``reward``) must be the same when a
@@ -170,6 +173,23 @@ class Judges:
         return program
 
     # The worker --------------------------------------------------------------------------------
+
+    def provider_that_raised(self, error: BaseException) -> Provider | None:
+        """The judge provider (not the run's) whose model raised ``error``, None when none did.
+
+        A model keeps the error its last failed call raised (``last_error``); the error a
+        run ends with is that one or wraps it (its ``__cause__`` / ``__context__`` chain).
+        """
+        chain: list[BaseException] = []
+        seen: BaseException | None = error
+        while seen is not None and all(seen is not known for known in chain):
+            chain.append(seen)
+            seen = seen.__cause__ or seen.__context__
+        for key, model in self.models.items():
+            last = getattr(model, "last_error", None)
+            if last is not None and any(last is raised for raised in chain):
+                return self._providers.get(key)
+        return None
 
     def fetch(self, compile_config: Any) -> None:
         """Read every provider and program version a (stored) compile config names."""
