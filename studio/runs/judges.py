@@ -175,21 +175,29 @@ class Judges:
     # The worker --------------------------------------------------------------------------------
 
     def provider_that_raised(self, error: BaseException) -> Provider | None:
-        """The judge provider (not the run's) whose model raised ``error``, None when none did.
+        """The judge provider (not the run's) whose model raised ``error``; None when the
+        run's model did, or when it cannot be told apart.
 
-        A model keeps the error its last failed call raised (``last_error``); the error a
-        run ends with is that one or wraps it (its ``__cause__`` / ``__context__`` chain).
+        The error a run ends with is a model's final error or wraps one (its ``__cause__``
+        chain, as `FailureCount` raises it); each model records its failed calls with that
+        error's text (`Usage.records`). Rows fail concurrently, so the model's
+        ``last_error`` may be another row's: the text is what identifies the model.
         """
-        chain: list[BaseException] = []
+        texts: set[str] = set()
         seen: BaseException | None = error
-        while seen is not None and all(seen is not known for known in chain):
-            chain.append(seen)
+        while seen is not None and len(texts) < 16:
+            texts.add(str(seen))
             seen = seen.__cause__ or seen.__context__
-        for key, model in self.models.items():
-            last = getattr(model, "last_error", None)
-            if last is not None and any(last is raised for raised in chain):
-                return self._providers.get(key)
-        return None
+
+        def failed(model: Any) -> bool:
+            usage = getattr(model, "usage", None)
+            records = getattr(usage, "records", None) or []
+            return any(not record.ok and record.error in texts for record in records)
+
+        if self.run_language_model is not None and failed(self.run_language_model):
+            return None
+        found = [key for key, model in self.models.items() if failed(model)]
+        return self._providers.get(found[0]) if len(found) == 1 else None
 
     def fetch(self, compile_config: Any) -> None:
         """Read every provider and program version a (stored) compile config names."""
