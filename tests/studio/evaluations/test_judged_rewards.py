@@ -216,3 +216,16 @@ def test_a_judge_program_without_a_reward_output_is_refused(api, user, objects):
     answers = make_version(user, name="answers")
     errors = refused(api, body(objects, {"name": "program_as_judge", "program": answers.pk}))
     assert "cannot judge: its output needs a 'reward' field" in errors["reward.program"][0]
+
+
+def test_field_rules_on_a_field_both_sides_output_are_stored_as_sent(
+    api, objects, django_capture_on_commit_callbacks
+):
+    rules = {
+        "name": "field_rules",
+        "params": {"rules": [{"field": "answer", "comparison": "exact"}]},
+    }
+    started, done = evaluate(api, body(objects, rules), django_capture_on_commit_callbacks)
+
+    assert started["reward"] == rules
+    assert done["baseline_rewards"] == [1.0] * len(done["baseline_rewards"])
