@@ -4,7 +4,9 @@
 its dataset version once, and evaluates the baseline then the candidate on
 those rows with every module's model pinned to temperature 0 and the seed
 `SEED` (so the same prompt gets the same answer and a difference is the
-programs', not sampling noise), each scored by the evaluation's reward. Each
+programs', not sampling noise), each scored by the evaluation's reward, built
+as a run's is (`studio.runs.judges.Judges`: a judge on the provider the stored
+reward names; a code reward from the owner's library, in the sandbox). Each
 side's per-row rewards are stored as soon as it is done; the end stores
 ``result``: `studio.runs.significance.comparison` of baseline (before) against
 candidate (after), plus ``regression`` (the verdict is a significant loss) and
@@ -30,9 +32,11 @@ from studio.evaluations.models import Evaluation
 from studio.programs.documents import load_program
 from studio.providers.redaction import redact
 from studio.runs import resources
-from studio.runs.config import build_reward, needs_embedding_model
+from studio.runs.config import build_reward, needs_embedding_model, reward_library
+from studio.runs.judges import Judges
 from studio.runs.significance import comparison
 from studio.runs.training import EVALUATION_FAILURES
+from studio.scorers import references
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +64,8 @@ class _Context:
     inputs: list[Any]
     targets: list[Any]
     sides: list[_Program]
+    judges: Judges
+    library: references.Library
 
 
 class _Gone(Exception):
@@ -104,12 +110,13 @@ def _document(evaluation: Evaluation, side: str) -> dict[str, Any]:
     return document
 
 
-def _program(evaluation: Evaluation, side: str, reward_model: Any = None) -> _Program:
-
-    provider = getattr(evaluation, f"{side}_provider")
-    if provider is None:
-        raise ValueError(f"the {side}'s provider was deleted")
-    language_model = resources.build_language_model(provider)
+def _program(
+    evaluation: Evaluation,
+    side: str,
+    language_model: Any,
+    judges: Judges,
+    library: references.Library,
+) -> _Program:
     document = _document(evaluation, side)
     program = load_program({**document, "compile_config": None, "optimizer_state": None})
     program.set_language_model(language_model)
@@ -118,15 +125,25 @@ def _program(evaluation: Evaluation, side: str, reward_model: Any = None) -> _Pr
         if needs_embedding_model({"reward": evaluation.reward})
         else None
     )
-    # A reward that calls a model (a judge) calls the baseline's for both sides.
+    # Resolved as a run's reward is: a judge on its own provider (stored; default the
+    # baseline's, for both sides), a code reward from the owner's library, pinned.
     reward = build_reward(
         evaluation.reward,
         path="reward",
-        language_model=reward_model or language_model,
+        language_model=language_model,
         embedding_model=embedding_model,
+        judges=judges,
+        library=library,
     )
     program.compile(reward=reward)
     return _Program(side=side, program=program, language_model=language_model)
+
+
+def _language_model(evaluation: Evaluation, side: str) -> Any:
+    provider = getattr(evaluation, f"{side}_provider")
+    if provider is None:
+        raise ValueError(f"the {side}'s provider was deleted")
+    return resources.build_language_model(provider)
 
 
 def _prepare(evaluation_id: int) -> _Context:
@@ -156,9 +173,22 @@ def _prepare(evaluation_id: int) -> _Context:
             f"the {evaluation.split!r} split of the dataset's version has {len(inputs)} row(s): "
             "a paired comparison needs at least 2"
         )
-    baseline = _program(evaluation, "baseline")
-    candidate = _program(evaluation, "candidate", reward_model=baseline.language_model)
-    return _Context(evaluation, inputs, targets, [baseline, candidate])
+    models = {side: _language_model(evaluation, side) for side in ("baseline", "candidate")}
+    # The judge's provider and program, and the code reward's source, read here: the
+    # evaluation runs in an event loop that does not reach the database.
+    judges = Judges(
+        owner=evaluation.owner,
+        provider=evaluation.baseline_provider,
+        language_model=models["baseline"],
+        live=True,
+    )
+    judges.fetch({"reward": evaluation.reward})
+    library = reward_library(evaluation.reward, evaluation.owner)
+    sides = [
+        _program(evaluation, side, models[side], judges, library)
+        for side in ("baseline", "candidate")
+    ]
+    return _Context(evaluation, inputs, targets, sides, judges, library)
 
 
 def _store(evaluation_id: int, **fields: Any) -> None:
@@ -168,6 +198,13 @@ def _store(evaluation_id: int, **fields: Any) -> None:
 
 async def _run(evaluation_id: int, watcher: Watcher) -> None:
     ctx = await sync_to_async(_prepare)(evaluation_id)
+    try:
+        await _evaluate(evaluation_id, watcher, ctx)
+    finally:  # the code reward's sandbox processes end with the evaluation
+        await ctx.library.close()
+
+
+async def _evaluate(evaluation_id: int, watcher: Watcher, ctx: _Context) -> None:
     rewards: dict[str, list[float]] = {}
     for side in ctx.sides:
         evaluation = await side.program.evaluate(
@@ -186,7 +223,9 @@ async def _run(evaluation_id: int, watcher: Watcher) -> None:
         await EVALUATION_EVENTS.emit(
             evaluation_id, "progress", {"side": side.side, "rows": len(rewards[side.side])}
         )
-    usage = Usage.combine(*(side.language_model.usage.snapshot() for side in ctx.sides))
+    models = [side.language_model for side in ctx.sides]
+    models += list(ctx.judges.models.values())  # judges on providers of their own
+    usage = Usage.combine(*(model.usage.snapshot() for model in models))
     await EVALUATION_EVENTS.emit(evaluation_id, "usage", usage)
     result = verdict(rewards["baseline"], rewards["candidate"])
     await sync_to_async(Evaluation.lifecycle.transition)(

@@ -69,7 +69,11 @@ class Evaluation(BackgroundJob):
         related_name="+",
     )
     split = models.CharField(max_length=5, default="test")
-    reward = models.JSONField(default=dict, help_text='{"name": ..., "params": {...}}')
+    reward = models.JSONField(
+        default=dict,
+        help_text='{"name": ..., "params": {...}} as resolved: a judge\'s "provider" (and '
+        '"program") ids filled in, a code reward pinned to its version',
+    )
     candidate_rewards = models.JSONField(null=True, blank=True, help_text="per row, row order")
     baseline_rewards = models.JSONField(null=True, blank=True, help_text="per row, row order")
     result = models.JSONField(null=True, blank=True)

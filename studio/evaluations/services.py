@@ -105,19 +105,38 @@ def _resolve(owner: Any, name: str, side: Side) -> _Resolved:
     )
 
 
-def _checked_reward(reward: Any) -> JsonDict:
-    from studio.runs.config import build_reward
+def _output_fields(side: _Resolved) -> list[str] | None:
+    """The output fields of a side's program (what a field rule may name); None: its
+    document does not load (the worker fails it, saying so)."""
+    from studio.programs.documents import DocumentInvalid, load_program
+    from studio.runs.judges import output_fields
+
+    document = side.target.document if side.target is not None else side.version.document
+    try:
+        return output_fields(load_program(document))
+    except DocumentInvalid:
+        return None
+
+
+def _checked_reward(owner: Any, reward: Any, sides: dict[str, _Resolved]) -> JsonDict:
+    """The reward as stored, resolved as a run's is (`studio.runs.config.validate_reward`):
+    a judge's provider (default: the baseline's) and program, owned and filled in; a code
+    reward pinned to its version; field rules naming fields both sides' outputs have."""
+    from studio.runs.config import validate_reward
     from studio.runs.exceptions import RunConfigError
+    from studio.runs.judges import Judges
 
     if reward is None:
         reward = DEFAULT_REWARD
-    if isinstance(reward, str):
-        reward = {"name": reward, "params": {}}
+    candidate, baseline = (_output_fields(sides[name]) for name in ("candidate", "baseline"))
+    both = None
+    if candidate is not None and baseline is not None:
+        both = [field for field in candidate if field in baseline]
+    judges = Judges(owner=owner, provider=sides["baseline"].provider, run_output_fields=both)
     try:
-        build_reward(reward, path="reward")
+        return validate_reward(reward, judges, owner=owner, path="reward")
     except RunConfigError as error:
         raise EvaluationError(error.errors) from None
-    return {"name": reward["name"], "params": dict(reward.get("params") or {})}
 
 
 def start_evaluation(
@@ -141,7 +160,7 @@ def start_evaluation(
     version = resources.usable_version(dataset, dataset_version, EvaluationError)
     if split not in SPLITS:
         raise EvaluationError(f"must be one of {list(SPLITS)}, got {split!r}", path="split")
-    fields: JsonDict = {"reward": _checked_reward(reward)}
+    fields: JsonDict = {"reward": _checked_reward(owner, reward, sides)}
     for name, side in sides.items():
         fields |= {
             f"{name}_version": side.version,

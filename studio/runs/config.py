@@ -387,16 +387,50 @@ def build_reward(
     path: str = "compile_config.reward",
     language_model: Any = None,
     embedding_model: Any = None,
+    judges: Judges | None = None,
+    library: references.Library | None = None,
 ) -> Any:
     """One reward object from its config (a name or ``{"name", "params"}``), checked as a
     run's reward is; what it needs is supplied (a stand-in while only validating).
+
+    Args:
+        judges, library: as `build_compile_objects`'s (an evaluation's reward passes its
+            own: its judge on its own provider, its code from the owner's library).
 
     Raises:
         RunConfigError: at ``path`` (``reward.name``, ``reward.params``...).
     """
     if value in (None, ""):
         raise RunConfigError("this field is required", path=path)
-    return _build("reward", value, path, language_model, embedding_model)
+    return _build("reward", value, path, language_model, embedding_model, judges, library)
+
+
+def reward_library(value: Any, owner: Any, *, path: str = "reward") -> references.Library:
+    """The owner's library for a lone reward ``value`` (an evaluation's) whose refusals are
+    at ``path`` (``reward.params.code.name``...); its ``config["reward"]`` is ``value``
+    pinned."""
+    root = path.removesuffix("reward").removesuffix(".")
+    return references.Library({"reward": value}, owner, RunConfigError, root=root)
+
+
+def validate_reward(value: Any, judges: Judges, *, owner: Any, path: str = "reward") -> JsonDict:
+    """Check a lone reward (an evaluation's) as a run's reward is checked, and return it as
+    stored: its judge's ``provider`` (and ``program``) ids filled in, a code reward pinned
+    to its version (`references.pin`).
+
+    Raises:
+        RunConfigError: at ``path`` (``reward.provider``, ``reward.params.code.name``...).
+    """
+    if value in (None, ""):
+        raise RunConfigError("this field is required", path=path)
+    if isinstance(value, str):
+        value = {"name": value, "params": {}}
+    library = reward_library(value, owner, path=path)
+    pinned = library.config["reward"]
+    stored = _build_entry("reward", pinned, path, None, None, judges, library)[1]
+    if isinstance(stored, dict):
+        stored = {**stored, "params": dict(stored.get("params") or {})}
+    return dict(stored)
 
 
 def validate_compile_config(

@@ -13,6 +13,9 @@ or a program (``program_as_judge``) may name, beside its ``params``:
 stores the entry with both ids filled in, so the run records which provider
 and which program version judged it, even when the entry left the provider out.
 
+An evaluation (`studio.evaluations`) resolves its reward through the same
+`Judges`, its baseline's provider standing for the run's.
+
 Why one object that the web process and the worker both use, rather than two
 paths: the checks (owned, a language provider the outgoing-request policy
 lets us call, a program whose output has ``reward``) must be the same when a
@@ -170,6 +173,31 @@ class Judges:
         return program
 
     # The worker --------------------------------------------------------------------------------
+
+    def provider_that_raised(self, error: BaseException) -> Provider | None:
+        """The judge provider (not the run's) whose model raised ``error``; None when the
+        run's model did, or when it cannot be told apart.
+
+        The error a run ends with is a model's final error or wraps one (its ``__cause__``
+        chain, as `FailureCount` raises it); each model records its failed calls with that
+        error's text (`Usage.records`). Rows fail concurrently, so the model's
+        ``last_error`` may be another row's: the text is what identifies the model.
+        """
+        texts: set[str] = set()
+        seen: BaseException | None = error
+        while seen is not None and len(texts) < 16:
+            texts.add(str(seen))
+            seen = seen.__cause__ or seen.__context__
+
+        def failed(model: Any) -> bool:
+            usage = getattr(model, "usage", None)
+            records = getattr(usage, "records", None) or []
+            return any(not record.ok and record.error in texts for record in records)
+
+        if self.run_language_model is not None and failed(self.run_language_model):
+            return None
+        found = [key for key, model in self.models.items() if failed(model)]
+        return self._providers.get(found[0]) if len(found) == 1 else None
 
     def fetch(self, compile_config: Any) -> None:
         """Read every provider and program version a (stored) compile config names."""

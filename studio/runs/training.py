@@ -288,7 +288,7 @@ async def train_claimed_run(run_id: int) -> None:
     The training runs under the run's `Watcher` (heartbeat, cancel): a cancelled
     run ends ``cancelled`` with the events written so far; a run whose budget
     ran out before training began ends ``budget_spent``; any other error fails
-    it, with the provider's name when the provider failed.
+    it, with the name of the provider that failed when one did (a judge's own, or the run's).
     """
     watcher = Watcher(Run.lifecycle, run_id)
     log: RunEventLogger | None = None
@@ -310,8 +310,12 @@ async def train_claimed_run(run_id: int) -> None:
     except Exception as error:
         logger.exception("run %s failed", run_id)
         message = redact(str(error))
-        if provider and isinstance(error, LanguageModelError):
-            message = f"provider {provider!r}: {message}"
+        if isinstance(error, LanguageModelError):
+            # The provider that failed: a judge's own, else the run's.
+            judge = ctx.judges.provider_that_raised(error) if ctx is not None else None
+            failed = judge.name if judge is not None else provider
+            if failed:
+                message = f"provider {failed!r}: {message}"
         if log is not None:
             with contextlib.suppress(Exception):
                 await log.emit("error", {"type": type(error).__name__, "message": message})

@@ -44,15 +44,21 @@ CODE_ENTRIES = {"reward": "code_reward", "metric": "code_metric"}
 WRAPPER_PARAMS = ("in_mask", "out_mask", "in_mask_pattern", "out_mask_pattern")
 
 
-def _slots(config: Any) -> list[tuple[str, str, Any]]:
-    """``(kind, path, entry)`` of the reward and each metric of a compile config."""
+#: Where a run's entries sit in its request; an evaluation's reward sits at the top (``""``).
+RUN_ROOT = "compile_config"
+
+
+def _slots(config: Any, root: str = RUN_ROOT) -> list[tuple[str, str, Any]]:
+    """``(kind, path, entry)`` of the reward and each metric of a compile config; ``root``
+    prefixes each path (``compile_config.reward``; ``""``: ``reward``)."""
     if not isinstance(config, dict):
         return []
     metrics = config.get("metrics")
+    prefix = f"{root}." if root else ""
     return [
-        ("reward", "compile_config.reward", config.get("reward")),
+        ("reward", f"{prefix}reward", config.get("reward")),
         *(
-            ("metric", f"compile_config.metrics[{index}]", entry)
+            ("metric", f"{prefix}metrics[{index}]", entry)
             for index, entry in enumerate(metrics if isinstance(metrics, list) else [])
         ),
     ]
@@ -113,8 +119,13 @@ def _check_params(params: JsonDict, where: str, refuse: Refusal) -> None:
         )
 
 
-def pin(config: Any, owner: Any, refuse: Refusal = ReferenceInvalid) -> Any:
+def pin(
+    config: Any, owner: Any, refuse: Refusal = ReferenceInvalid, *, root: str = RUN_ROOT
+) -> Any:
     """The compile config with each code entry pinned to ``{"id", "name", "version"}``.
+
+    Args:
+        root: where the config sits in the request (see `_slots`): the refusals' paths.
 
     Raises:
         refuse: a code entry names nothing of the owner's library (at
@@ -124,7 +135,7 @@ def pin(config: Any, owner: Any, refuse: Refusal = ReferenceInvalid) -> Any:
         return config
     pinned = dict(config)
     metrics = list(config.get("metrics") or []) if isinstance(config.get("metrics"), list) else None
-    for kind, where, entry in _slots(config):
+    for kind, where, entry in _slots(config, root):
         if not is_code_entry(kind, entry):
             continue
         params = dict(entry.get("params") or {})
@@ -171,14 +182,23 @@ class Library:
         config: a compile config (pinned or not: `pin` is applied).
         owner: whose library the names resolve in.
         refuse: the caller's error class for a bad entry (the runs app's RunConfigError).
+        root: where the config sits in the request (`_slots`): ``""`` for an evaluation's
+            ``{"reward": ...}``, whose refusals are at ``reward.params.code...``.
     """
 
-    def __init__(self, config: Any, owner: Any, refuse: Refusal = ReferenceInvalid) -> None:
+    def __init__(
+        self,
+        config: Any,
+        owner: Any,
+        refuse: Refusal = ReferenceInvalid,
+        *,
+        root: str = RUN_ROOT,
+    ) -> None:
         self.refuse = refuse
-        self.config = pin(config, owner, refuse)
+        self.config = pin(config, owner, refuse, root=root)
         self._built: list[Any] = []
         self._sources: dict[tuple[int, int], tuple[str, str]] = {}
-        for kind, where, entry in _slots(self.config):
+        for kind, where, entry in _slots(self.config, root):
             if is_code_entry(kind, entry):
                 version = _resolve(kind, entry["params"], where, owner, refuse)
                 self._sources[(version.scorer_id, version.number)] = (
@@ -196,7 +216,7 @@ class Library:
         code = params.get("code") or {}
         found = self._sources.get((code.get("id"), code.get("version")))
         if found is None:
-            raise self.refuse("not pinned in this run's config", path=f"{where}.params.code")
+            raise self.refuse("not pinned in this config", path=f"{where}.params.code")
         source, scorer_kind = found
         name = str(code.get("name"))
         masks = {key: params[key] for key in WRAPPER_PARAMS if params.get(key) is not None}

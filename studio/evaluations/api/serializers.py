@@ -121,5 +121,6 @@ class EvaluationCreateSerializer(serializers.Serializer[dict[str, Any]]):
         allow_null=True,
         default=None,
         help_text='{"name": ..., "params": {...}} or a name, as a run\'s reward '
-        '(default "exact_match")',
+        '(default "exact_match"); a judge may name its "provider" (default: the baseline\'s) '
+        'and "program", a code reward {"code": {"name", "version"}} of your library',
     )

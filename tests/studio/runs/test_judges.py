@@ -271,3 +271,45 @@ def test_a_judge_program_watched_as_a_metric_is_checked_too(user, scripted_serve
         config("exact_match", {"name": "program_as_judge", "program": answers.pk}),
     )
     assert list(problems) == ["compile_config.metrics[0].program"]
+
+
+def test_a_judge_whose_provider_fails_fails_the_run_naming_the_judges_provider(
+    user, scripted_server, judge_server, monkeypatch
+):
+    from studio.providers import crypto, redaction
+
+    key = "judge-live-key-5Rt8Yu2Io6Pa"  # no known key shape: only the registry catches it
+    judge_server.fail_next(status=401, times=10_000, echo_key=True)
+    run_provider = make_provider(user, scripted_server.base_url)
+    judge_provider = make_provider(user, judge_server.base_url)
+    judge_provider.name = "judging endpoint"
+    judge_provider.encrypted_api_key = crypto.encrypt(key)
+    judge_provider.save()
+    monkeypatch.setattr(redaction, "_secrets", set())  # only the worker's decrypt teaches it
+    monkeypatch.setattr(redaction, "_snapshot", frozenset())
+    judge = {"name": "lm_as_judge", "provider": judge_provider.pk}
+    run = start(user, scripted_server, config(judge), provider=run_provider)
+
+    execute_run(run.pk)
+
+    run.refresh_from_db()
+    assert run.state == Run.State.FAILED
+    assert judge_server.stats.chat_requests > 0 and scripted_server.stats.chat_requests > 0
+    assert "provider 'judging endpoint': " in run.error, run.error
+    assert run_provider.name not in run.error
+    assert "AuthenticationError" in run.error and key not in run.error
+
+
+def test_when_the_runs_own_provider_fails_the_error_names_it(user, scripted_server, judge_server):
+    scripted_server.fail_next(status=401, times=10_000)
+    run_provider = make_provider(user, scripted_server.base_url)
+    judge_provider = make_provider(user, judge_server.base_url)
+    judge = {"name": "lm_as_judge", "provider": judge_provider.pk}
+    run = start(user, scripted_server, config(judge), provider=run_provider)
+
+    execute_run(run.pk)
+
+    run.refresh_from_db()
+    assert run.state == Run.State.FAILED
+    assert f"provider {run_provider.name!r}: " in run.error, run.error
+    assert judge_provider.name not in run.error

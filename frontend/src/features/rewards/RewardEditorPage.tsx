@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ApiError } from '@/lib/api/errors';
 import { FormField } from '@/lib/components/FormField';
 import {
@@ -16,13 +16,17 @@ import { TryPane } from './components/TryPane';
 /**
  * One code reward or metric (route /rewards/:scorerId): its source in an editor with
  * syntax highlighting, save as a new version with a message, the version history (open
- * an older one), and the try pane on dataset rows.
+ * an older one; `?version=N` opens version N), and the try pane on dataset rows.
  */
 export default function RewardEditorPage() {
   const id = Number(useParams().scorerId);
   const scorer = useScorer(id);
   const versions = useScorerVersions(id);
-  const [shown, setShown] = useState<number | null>(null);
+  // `?version=N` (a run's "Scored by" link) opens that version; else the newest.
+  const asked = Number(useSearchParams()[0].get('version'));
+  const [shown, setShown] = useState<number | null>(
+    Number.isInteger(asked) && asked > 0 ? asked : null,
+  );
   const number = shown ?? scorer.data?.latest_version ?? null;
   const version = useScorerVersion(id, number);
   // The editor's text: null while it shows the version as stored.

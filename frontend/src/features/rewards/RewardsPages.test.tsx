@@ -116,6 +116,23 @@ describe('RewardEditorPage', () => {
     'GET /api/datasets/4/versions/': [200, []],
   } as Record<string, [number, unknown]>;
 
+  it('opens the version a link asks for (?version=N), an older one', async () => {
+    const V1 = {
+      ...V2,
+      id: 11,
+      number: 1,
+      source: 'def reward(y_true, y_pred):\n    return 0.0\n',
+    };
+    mockFetch({ ...base, 'GET /api/scorers/7/versions/1/': [200, V1] });
+    renderRoutes('/rewards/7?version=1', routes);
+    const editor = await screen.findByLabelText('Source');
+    await waitFor(() => expect(editor).toHaveValue(V1.source));
+    expect(
+      screen.getByRole('heading', { name: /Reward · version 1 \(an older one\)/ }),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'v1' })).toHaveAttribute('aria-current', 'true');
+  });
+
   it('shows the newest version and its history, and saves an edit with its message', async () => {
     const calls = mockFetch({
       ...base,

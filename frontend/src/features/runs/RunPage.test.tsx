@@ -4,7 +4,9 @@ import { Route } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { mockFetch } from '@/test/fetchMock';
 import { renderRoutes, stubApiPerTest } from '@/test/renderRoutes';
+import type { Catalogue } from '@/lib/api/types';
 import type { EventStream } from '@/lib/realtime/useEventStream';
+import catalogueJson from './__fixtures__/catalogue.json';
 import { buildView, type RunView } from './model/runView';
 import RunPage from './RunPage';
 
@@ -48,6 +50,26 @@ const row = (state: string, cancelRequested = false) => ({
   usage: {},
 });
 
+/**
+ * What a finished run's page reads besides its row: no test rows, and each trainable
+ * variable before and after training (TrainedVariables reads them once the run stops).
+ */
+const finishedRoutes = {
+  'GET /api/runs/3/examples/?page=1&page_size=50': [
+    200,
+    { count: 0, page: 1, page_size: 50, results: [] },
+  ],
+  'GET /api/runs/3/variables/': [
+    200,
+    {
+      'answerer/state': {
+        before: { instructions: 'Answer the question.', examples: [] },
+        after: { instructions: 'Answer the question with the city only.', examples: [] },
+      },
+    },
+  ],
+} as Record<string, [number, unknown]>;
+
 function show(list: typeof running, status: EventStream<RunView>['status'] = 'open') {
   events = { view: buildView(list), status, replayed: true };
 }
@@ -63,7 +85,7 @@ describe('RunPage', () => {
     const user = userEvent.setup();
     let release: () => void = () => {};
     const answered = new Promise<void>((resolve) => (release = resolve));
-    mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
+    mockFetch({ 'GET /api/runs/3/': [200, row('running')], ...finishedRoutes });
     // The cancel request hangs until the test lets it answer: the page must not wait for it.
     const fetchStub = globalThis.fetch;
     vi.stubGlobal('fetch', async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -127,6 +149,7 @@ describe('RunPage', () => {
         200,
         { ...row('succeeded'), dataset_name: 'capitals', dataset_version: 2 },
       ],
+      ...finishedRoutes,
     });
     show([ev(1, 'state', { state: 'succeeded' })]);
     renderRun();
@@ -239,7 +262,7 @@ describe('RunPage', () => {
       rows_needed: 785,
       sentence: 'no detectable change at n=20: ...',
     };
-    mockFetch({ 'GET /api/runs/3/': [200, { ...row('succeeded'), gain }] });
+    mockFetch({ 'GET /api/runs/3/': [200, { ...row('succeeded'), gain }], ...finishedRoutes });
     show([ev(1, 'state', { state: 'succeeded' })]);
     renderRun();
     const verdict = await screen.findByRole('status', { name: 'After vs before, row by row' });
@@ -258,7 +281,7 @@ describe('RunPage', () => {
   });
 
   it('says a run stopped early, after how many epochs and why', async () => {
-    mockFetch({ 'GET /api/runs/3/': [200, row('succeeded')] });
+    mockFetch({ 'GET /api/runs/3/': [200, row('succeeded')], ...finishedRoutes });
     show([
       ...running,
       ev(11, 'epoch', { epoch: 1, logs: { reward: 0.5, val_reward: 0.5 } }),
@@ -300,6 +323,7 @@ describe('RunPage', () => {
       results: rows.map(example),
     });
     const calls = mockFetch({
+      ...finishedRoutes,
       'GET /api/runs/3/': [200, row('succeeded')],
       'GET /api/runs/3/examples/?page=1&page_size=50': [
         200,
@@ -334,5 +358,81 @@ describe('RunPage', () => {
     renderRun();
     expect(await screen.findByText('The test rows come when the run ends.')).toBeInTheDocument();
     expect(calls.some((c) => c.url.includes('/examples/'))).toBe(false);
+  });
+
+  it('shows each module before and after training once the run ends, every request answered', async () => {
+    const calls = mockFetch({ 'GET /api/runs/3/': [200, row('succeeded')], ...finishedRoutes });
+    show([ev(1, 'state', { state: 'succeeded' })]);
+    renderRun();
+    const module = await screen.findByRole('region', {
+      name: 'answerer/state before and after training',
+    });
+    expect(
+      within(module).getByLabelText('instructions diff').querySelector('ins'),
+    ).toHaveTextContent('with the city only.');
+    expect(await screen.findByText('This run stored no test rows.')).toBeInTheDocument();
+    const routes = new Set(['GET /api/runs/3/', ...Object.keys(finishedRoutes)]);
+    expect(calls.map((c) => `${c.method} ${c.url}`).filter((c) => !routes.has(c))).toEqual([]);
+    expect(calls.filter((c) => c.url === '/api/runs/3/variables/')).toHaveLength(1);
+  });
+
+  it('says what scored the run: a pinned code reward linking to its version, and a judge metric', async () => {
+    mockFetch({
+      'GET /api/runs/3/': [
+        200,
+        {
+          ...row('running'),
+          compile_config: {
+            reward: {
+              name: 'code_reward',
+              params: { code: { id: 12, name: 'within_1pct', version: 3 } },
+            },
+            metrics: [
+              {
+                name: 'LMAsJudgeMetric',
+                params: { score_type: 'Rating', criteria: 'Names the right city.' },
+                provider: 4,
+              },
+              { name: 'ProgramAsJudgeMetric', params: {}, program: 31, provider: 4 },
+            ],
+          },
+        },
+      ],
+      'GET /api/catalogue/': [200, catalogueJson as Catalogue],
+      'GET /api/providers/?page=1': [
+        200,
+        { count: 1, next: null, previous: null, results: [{ id: 4, name: 'judge-gpt' }] },
+      ],
+      'GET /api/programs/?page=1': [
+        200,
+        { count: 1, next: null, previous: null, results: [{ id: 8, name: 'strict grader' }] },
+      ],
+      'GET /api/programs/8/versions/': [
+        200,
+        { count: 1, next: null, previous: null, results: [{ id: 31, number: 2, message: '' }] },
+      ],
+    });
+    show(running);
+    renderRun();
+    const section = await screen.findByRole('region', { name: 'Scored by' });
+    expect(
+      within(section).getByRole('link', { name: 'Code reward within_1pct, version 3' }),
+    ).toHaveAttribute('href', '/rewards/12?version=3');
+    await waitFor(() => expect(section).toHaveTextContent('judged by judge-gpt'));
+    expect(section).toHaveTextContent('Metric: LM as judge metric');
+    expect(section).toHaveTextContent('scale: Rating 1-5');
+    expect(section).toHaveTextContent('criteria: Names the right city.');
+    await waitFor(() =>
+      expect(section).toHaveTextContent('judge program: strict grader, version 2'),
+    );
+    expect(section).toHaveTextContent('on judge-gpt');
+  });
+
+  it('shows no "Scored by" when the run names no reward', async () => {
+    mockFetch({ 'GET /api/runs/3/': [200, row('running')] });
+    show(running);
+    renderRun();
+    await screen.findByText('Run #3 — demo');
+    expect(screen.queryByRole('region', { name: 'Scored by' })).not.toBeInTheDocument();
   });
 });

@@ -12,6 +12,7 @@ import { EpochCharts } from './components/EpochCharts';
 import { ExamplesTable } from './components/ExamplesTable';
 import { LineageSection } from './components/lineage/LineageSection';
 import { PopulationTable } from './components/PopulationTable';
+import { ScoredBy } from './components/ScoredBy';
 import { UsagePanel } from './components/UsagePanel';
 import { TrainedVariables } from './components/TrainedVariables';
 import { VariablesPanel } from './components/VariablesPanel';
@@ -148,6 +149,7 @@ export default function RunPage() {
             : `Trained and tested on ${run.data.dataset_name}, version ${run.data.dataset_version}.`}
         </p>
       )}
+      {run.data && <ScoredBy config={run.data.compile_config} />}
       {exporting && (
         <PromptExport source={{ kind: 'run', runId }} onClose={() => setExporting(false)} />
       )}

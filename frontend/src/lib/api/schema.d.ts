@@ -1785,7 +1785,7 @@ export interface components {
             readonly dataset: number | null;
             readonly dataset_version: number | null;
             readonly split: string;
-            /** @description {"name": ..., "params": {...}} */
+            /** @description {"name": ..., "params": {...}} as resolved: a judge's "provider" (and "program") ids filled in, a code reward pinned to its version */
             readonly reward: unknown;
             /** @description null until the evaluation succeeded */
             readonly result: components["schemas"]["Verdict"] | null;
@@ -1820,7 +1820,7 @@ export interface components {
             dataset_version?: number | null;
             /** @default test */
             split: components["schemas"]["SplitEnum"];
-            /** @description {"name": ..., "params": {...}} or a name, as a run's reward (default "exact_match") */
+            /** @description {"name": ..., "params": {...}} or a name, as a run's reward (default "exact_match"); a judge may name its "provider" (default: the baseline's) and "program", a code reward {"code": {"name", "version"}} of your library */
             reward?: unknown;
         };
         FieldError: {

@@ -181,4 +181,41 @@ describe('compare data', () => {
     expect(csvCell('a\nb')).toBe('"a\nb"');
     expect(toCsv(['x'], [[null]])).toBe('x\r\n\r\n');
   });
+
+  it("exports each run's feedback beside its reward, once some row has feedback", () => {
+    const withFeedback: RunExamples = new Map([
+      [
+        1,
+        [
+          { ...france, feedback: null, before_feedback: "answer: expected 'Paris', got 'Lyon'" },
+          {
+            input: { query: 'Spain?' },
+            expected: { answer: 'Madrid' },
+            output: { answer: 'x' },
+            reward: 0,
+            feedback: "answer: expected 'Madrid', got 'x'",
+          },
+        ],
+      ],
+      [2, examples.get(2)!],
+    ]);
+    const lines = examplesCsv(data, exampleRows(data, withFeedback)).split('\r\n');
+    expect(lines[0]).toBe(
+      'input,expected,' +
+        '#1 base output,#1 base reward,#1 base feedback,#1 base feedback before,' +
+        '#2 output,#2 reward,#2 feedback,#2 feedback before',
+    );
+    // France: run 1 said nothing after training, something before; run 2 nothing.
+    expect(lines[1]).toBe(
+      '"{""query"":""France?""}","{""answer"":""Paris""}","{""answer"":""Paris""}",1,,' +
+        `"answer: expected 'Paris', got 'Lyon'",` +
+        '"{""answer"":""The capital, \\""Paris\\""""}",0,,',
+    );
+    expect(lines[2]).toContain(`,0,"answer: expected 'Madrid', got 'x'",,`);
+  });
+
+  it('exports no feedback column when no row has feedback', () => {
+    const header = examplesCsv(data, exampleRows(data, examples)).split('\r\n')[0];
+    expect(header).not.toContain('feedback');
+  });
 });

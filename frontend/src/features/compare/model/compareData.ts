@@ -271,22 +271,40 @@ export function sortExamples(rows: ExampleRow[], sort: ExampleSort): ExampleRow[
   });
 }
 
-/** The per-example table as CSV: input, expected, then each run's output and reward. */
+/**
+ * The per-example table as CSV: input, expected, then each run's output and reward, and
+ * beside the reward what it said of the row (`feedback`) when it said something of some row,
+ * and of the row's output before training (`feedback before`) when it did so of some row.
+ */
 export function examplesCsv(data: CompareData, rows: ExampleRow[]): string {
+  const some = (key: 'feedback' | 'beforeFeedback') =>
+    rows.some((row) => Object.values(row.results).some((result) => !!result?.[key]));
+  const withFeedback = some('feedback');
+  const withBefore = some('beforeFeedback');
   const columns = [
     'input',
     'expected',
-    ...data.runs.flatMap((r) => [`${runLabel(r)} output`, `${runLabel(r)} reward`]),
+    ...data.runs.flatMap((r) => [
+      `${runLabel(r)} output`,
+      `${runLabel(r)} reward`,
+      ...(withFeedback ? [`${runLabel(r)} feedback`] : []),
+      ...(withBefore ? [`${runLabel(r)} feedback before`] : []),
+    ]),
   ];
   return toCsv(
     columns,
     rows.map((row) => [
       row.input,
       row.expected,
-      ...data.runs.flatMap((r) => [
-        row.results[r.id]?.output ?? null,
-        row.results[r.id]?.reward ?? null,
-      ]),
+      ...data.runs.flatMap((r) => {
+        const result = row.results[r.id];
+        return [
+          result?.output ?? null,
+          result?.reward ?? null,
+          ...(withFeedback ? [result?.feedback ?? null] : []),
+          ...(withBefore ? [result?.beforeFeedback ?? null] : []),
+        ];
+      }),
     ]),
   );
 }

@@ -11,6 +11,12 @@ export async function fetchCatalogue(): Promise<Catalogue> {
   return unwrap(await api.GET('/api/catalogue/'));
 }
 
-export function useCatalogue() {
-  return useQuery({ queryKey: ['catalogue'], queryFn: fetchCatalogue, staleTime: Infinity });
+/** `enabled`: false while the caller has nothing to look up in it. */
+export function useCatalogue(enabled = true) {
+  return useQuery({
+    queryKey: ['catalogue'],
+    queryFn: fetchCatalogue,
+    staleTime: Infinity,
+    enabled,
+  });
 }
