@@ -83,7 +83,7 @@ SUPPLIED_NEEDS = ("language_model", "embedding_model", "program")
 #: The keys an entry may hold beside name and params (`studio.runs.judges`).
 JUDGE_KEYS = ("provider", "program")
 #: Constructor arguments a run config may not set.
-_RESERVED_PARAMS = ("language_model", "embedding_model", "distance_function")
+_RESERVED_PARAMS = ("language_model", "embedding_model", "distance_function", "program")
 
 #: The fit settings, their defaults and ranges (what run setup shows and this module checks).
 FIT_PARAMS: tuple[Param, ...] = tuple(
@@ -264,8 +264,9 @@ def _build_entry(
         raise RunConfigError(f"unknown name {name!r}; known: {known}", path=f"{where}.name")
     for reserved in _RESERVED_PARAMS:
         if reserved in params:
+            source = "run's providers" if reserved != "program" else "entry's program (an id)"
             raise RunConfigError(
-                "set by the studio from the run's providers", path=f"{where}.params.{reserved}"
+                f"set by the studio from the {source}", path=f"{where}.params.{reserved}"
             )
     try:
         # The declared ranges, where the constructor does not check them itself.
