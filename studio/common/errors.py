@@ -140,6 +140,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             response.data = {"errors": [problem.as_json() for problem in exc.errors]}
         elif not (isinstance(response.data, dict) and set(response.data) == {"errors"}):
             response.data = {"errors": flatten(response.data)}
+    elif response is not None and isinstance(response.data, list):
+        # A bare list of messages (a query parameter's validator, e.g. a NUL character in
+        # a filter): every refusal is an object, as the schema says.
+        response.data = {"detail": "; ".join(str(message) for message in response.data)}
     return response
 
 

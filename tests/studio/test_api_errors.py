@@ -167,6 +167,13 @@ def test_overflowing_or_malformed_ids_in_run_filters_answer_400(client, name, va
     assert name in response.json()
 
 
+@pytest.mark.parametrize("path", ["/api/providers/", "/api/datasets/", "/api/programs/"])
+def test_a_nul_character_in_a_list_filter_answers_400_as_an_object(client, path):
+    response = client.get(path, {"search": "a\x00b"})
+    assert response.status_code == 400, response.content
+    assert response.json() == {"detail": "Null characters are not allowed."}
+
+
 # --------------------------------------------------------------------------- error format
 
 
